@@ -1,0 +1,3 @@
+from cfglint.cli import main
+
+raise SystemExit(main())

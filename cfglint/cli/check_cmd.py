@@ -1,0 +1,111 @@
+"""`cfglint check` and `cfglint fix`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from cfglint.cli import progress
+from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_argument
+from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes
+from cfglint.engine.run import CheckRequest, CheckResult, run_check
+from cfglint.loader import Loader
+from cfglint.report import FORMATS, ReportContext, render, render_statistics
+from cfglint.rules import all_rule_infos
+from cfglint.settings import settings_for
+
+
+def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
+    parser.add_argument("paths", nargs="*", type=Path, default=[], metavar="PATH",
+                        help="config files or folders (default: the current folder)")
+    parser.add_argument("--target", help="check every config for this target (beats settings)")
+    parser.add_argument("--select", type=codes_argument, metavar="CODES",
+                        help="comma-separated rule codes or prefixes to enable (default: all)")
+    parser.add_argument("--ignore", type=codes_argument, default=(), metavar="CODES",
+                        help="comma-separated rule codes or prefixes to disable")
+    if not is_fix:
+        parser.add_argument("--fix", action="store_true", help="apply fixes in place")
+    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
+    parser.add_argument("--diff", action="store_true",
+                        help="print the fixes as a unified diff and write nothing")
+    parser.add_argument("--fix-placement", choices=("auto", "origin", "leaf"),
+                        help="where fixes for values set in a _base_ file go (default: settings, "
+                             "else auto)")
+    parser.add_argument("--output-format", choices=FORMATS, default="text")
+    parser.add_argument("--statistics", action="store_true",
+                        help="count violations per rule instead of listing them")
+    parser.add_argument("--exit-zero", action="store_true",
+                        help="exit 0 even when violations remain")
+    parser.add_argument("--exit-non-zero-on-fix", action="store_true",
+                        help="exit 1 when a fix was applied, even if nothing remains")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = subparsers.add_parser("check", help="lint configs for their hardware target")
+    _add_arguments(check, is_fix=False)
+    check.set_defaults(handler=run, force_fix=False)
+    fix = subparsers.add_parser("fix", help="fix configs in place (same as check --fix)")
+    _add_arguments(fix, is_fix=True)
+    fix.set_defaults(handler=run, force_fix=True)
+
+
+def _color_wanted(output_format: str) -> bool:
+    return output_format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def run(args: argparse.Namespace) -> int:
+    paths = tuple(args.paths) or (Path("."),)
+    request = CheckRequest(paths, args.target, args.select, tuple(args.ignore))
+    want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
+    loader = Loader()
+    show_progress = args.output_format == "text" and not args.diff
+    with progress.bar(enabled=show_progress) as advance:
+        result = run_check(request, loader, progress=advance)
+    placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
+    fix_request = FixRequest(placement, args.unsafe_fixes)
+    fixed_count = 0
+    if want_fix:
+        outcome = fix_until_stable(request, result, fix_request, write=not args.diff)
+        for message in outcome.problems:
+            print(f"cfglint: warning: {message}", file=sys.stderr)
+        if args.diff:
+            sys.stdout.write(outcome.diff)
+            return _exit_code_for_diff(result, outcome.diff)
+        fixed_count = outcome.fixed_count
+        result = outcome.final
+    violations = planned_fixes(result, fix_request)
+    context = ReportContext(
+        cwd=Path.cwd(),
+        rules=all_rule_infos(),
+        color=_color_wanted(args.output_format),
+        fixed_count=fixed_count,
+        show_fix_hints=True,
+    )
+    for message in result.errors:
+        print(f"cfglint: error: {message}", file=sys.stderr)
+    if args.statistics:
+        sys.stdout.write(render_statistics(violations, context))
+    else:
+        sys.stdout.write(render(violations, args.output_format, context))
+    return _exit_code(args, result, fixed_count)
+
+
+def _exit_code_for_diff(result: CheckResult, diff: str) -> int:
+    if result.errors or result.unresolved:
+        return EXIT_ERROR
+    return EXIT_VIOLATIONS if diff else EXIT_CLEAN
+
+
+def _exit_code(args: argparse.Namespace, result: CheckResult, fixed_count: int) -> int:
+    if result.errors or result.unresolved:
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_CLEAN
+    if result.violations:
+        return EXIT_VIOLATIONS
+    if args.exit_non_zero_on_fix and fixed_count:
+        return EXIT_VIOLATIONS
+    return EXIT_CLEAN

@@ -1,0 +1,1 @@
+"""The check pipeline: discovered paths -> resolved configs -> findings -> violations."""

@@ -1,0 +1,78 @@
+"""Merge per-config findings into violations: one per (code, location, target)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cfglint.rules.base import Finding
+from cfglint.types import FixIntent, LoadProblem, Span, Violation
+
+
+@dataclass
+class _Group:
+    code: str
+    message: str
+    span: Span
+    target: str | None
+    key: str | None
+    fix_intent: FixIntent | None
+    chain: tuple[Path, ...]
+    configs: dict[Path, None] = field(default_factory=dict)
+
+
+def file_span(path: Path) -> Span:
+    return Span(path, 1, 1, 1, 1)
+
+
+class Aggregator:
+    def __init__(self) -> None:
+        self._groups: dict[tuple[str, Span, str | None], _Group] = {}
+
+    def add_findings(self, config: Path, target: str, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            if finding.node is None:
+                span, chain = file_span(config), (config,)
+            else:
+                span, chain = finding.node.origin.span, finding.node.origin.chain
+            group = self._group(finding.code, finding.message, span, target, chain)
+            group.key = finding.key
+            if group.fix_intent is None:
+                group.fix_intent = finding.fix
+            group.configs[config] = None
+
+    def add_problems(self, config: Path, problems: Iterable[LoadProblem]) -> None:
+        for problem in problems:
+            group = self._group(problem.code, problem.message, problem.span, None, (config,))
+            group.configs[config] = None
+
+    def _group(
+        self, code: str, message: str, span: Span, target: str | None, chain: tuple[Path, ...]
+    ) -> _Group:
+        identity = (code, span, target)
+        if identity not in self._groups:
+            self._groups[identity] = _Group(code, message, span, target, None, None, chain)
+        return self._groups[identity]
+
+    def violations(self) -> list[Violation]:
+        result = []
+        for group in self._groups.values():
+            configs = tuple(sorted(group.configs))
+            message = group.message
+            if group.span.path not in configs:
+                plural = "s" if len(configs) > 1 else ""
+                message = f"{message} (inherited by {len(configs)} config{plural})"
+            result.append(
+                Violation(
+                    code=group.code,
+                    message=message,
+                    span=group.span,
+                    target=group.target,
+                    configs=configs,
+                    key=group.key,
+                    fix_intent=group.fix_intent,
+                    chain=group.chain,
+                )
+            )
+        return sorted(result, key=lambda v: (v.span, v.code, v.target or ""))

@@ -1,0 +1,35 @@
+"""The rule catalogue."""
+
+from __future__ import annotations
+
+from cfglint.rules import (
+    cl101_dist_backend,
+    cl102_launcher,
+    cl201_ddp_device_ids,
+    cl202_output_device,
+    cl203_literal_device_ids,
+    cl301_cudnn_benchmark,
+    cl9xx_loader,
+)
+from cfglint.rules.base import Rule
+from cfglint.types import Applicability, RuleInfo
+
+CHECK_RULES: tuple[Rule, ...] = (
+    cl101_dist_backend.RULE,
+    cl102_launcher.RULE,
+    cl201_ddp_device_ids.RULE,
+    cl202_output_device.RULE,
+    cl203_literal_device_ids.RULE,
+    cl301_cudnn_benchmark.RULE,
+)
+ALL_RULES: tuple[Rule, ...] = (*CHECK_RULES, *cl9xx_loader.RULES)
+RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}
+
+
+def rule_info(rule: Rule) -> RuleInfo:
+    applicability = Applicability.SAFE if rule.fixable else None
+    return RuleInfo(rule.code, rule.name, rule.summary, rule.url, applicability)
+
+
+def all_rule_infos() -> dict[str, RuleInfo]:
+    return {rule.code: rule_info(rule) for rule in ALL_RULES}

@@ -1,0 +1,103 @@
+"""What a rule is: a code, its documentation, VALID/INVALID examples, and a check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from cfglint.targets import Target
+from cfglint.targets.model import KeyPolicy
+from cfglint.types import (
+    Applicability,
+    ConfigNode,
+    FixIntent,
+    REMOVE,
+    KeyChange,
+    ResolvedConfig,
+    UnknownNode,
+)
+
+DOCS_URL = "https://cfglint.readthedocs.io/en/latest/rules/{code}/"
+
+UNKNOWN_VALUE_CODE = "CL906"
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """A one-file leaf config and the target it is checked for."""
+
+    target: str
+    config: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleContext:
+    config: ResolvedConfig
+    target: Target
+    key: str  # the config key the target's policy names for this rule
+    policy: KeyPolicy
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A rule's verdict on one config. `node` None means the config file as a whole."""
+
+    code: str
+    message: str
+    key: str
+    node: ConfigNode | None
+    fix: FixIntent | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    summary: str
+    what: str  # what it checks (Markdown)
+    why: str  # why it breaks training, with the real error text where there is one
+    fix_doc: str  # what the fix writes, and whether it is safe
+    valid: tuple[Example, ...]
+    invalid: tuple[Example, ...]
+    # None: the loader reports this code (CL9xx), not a check on the resolved config.
+    check: Callable[[RuleContext], Iterable[Finding]] | None
+    # Whether targets can give it a fix (each target file says whether that fix is safe).
+    fixable: bool = False
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(code=self.code)
+
+
+def fix_from_policy(ctx: RuleContext, message: str, key: str | None = None) -> FixIntent | None:
+    """The fix the target file asks for at `key` (the rule's own key by default)."""
+    fix = ctx.policy.fix
+    if fix is None:
+        return None
+    value = REMOVE if fix.remove else fix.value
+    parts = tuple((key or ctx.key).split("."))
+    applicability = Applicability.SAFE if fix.safe else Applicability.UNSAFE
+    return FixIntent(message, (KeyChange(parts, value),), applicability)
+
+
+def unknown_finding(ctx: RuleContext, code: str, node: UnknownNode, key: str) -> Finding:
+    return Finding(
+        UNKNOWN_VALUE_CODE,
+        f"cannot evaluate `{node.source}` statically, but {code} needs `{key}` "
+        f"({node.reason}); write the value as a literal or add `# cfglint: noqa: {code}`",
+        key,
+        node,
+    )
+
+
+def python_literal(value: object) -> str:
+    """A value as the reader would write it in a config."""
+    return repr(value)
+
+
+def examples_in(rules: Iterable[Rule]) -> Iterable[tuple[Rule, Example, bool]]:
+    for rule in rules:
+        for example in rule.valid:
+            yield rule, example, True
+        for example in rule.invalid:
+            yield rule, example, False

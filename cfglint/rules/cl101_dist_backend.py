@@ -1,0 +1,57 @@
+"""CL101: the process-group backend must exist on the target."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cfglint.rules.base import Example, Finding, Rule, RuleContext
+from cfglint.rules.values import allowed_text, check_value
+
+CODE = "CL101"
+
+
+def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
+    said = f"is not set, so MMEngine uses {value!r}," if is_default else f"is {value!r},"
+    return (
+        f"`{ctx.key}` {said} which does not work on target {ctx.target.name}: "
+        f"use {allowed_text(ctx)}"
+    )
+
+
+def _check(ctx: RuleContext) -> Iterator[Finding]:
+    fix = ctx.policy.fix
+    target_value = fix.value if fix is not None else None
+    yield from check_value(ctx, CODE, _describe, f"Set `{ctx.key}` to {target_value!r}")
+
+
+RULE = Rule(
+    code=CODE,
+    name="dist-backend",
+    summary="process-group backend not available on the target",
+    what=(
+        "`env_cfg.dist_cfg.backend` names a `torch.distributed` backend that the target's "
+        "hardware provides: `nccl` on CUDA, `gloo` on CPU hosts, `gloo` or `eccl` on T20 GCU "
+        "servers. When the key is absent MMEngine's `init_dist` uses `nccl`."
+    ),
+    why=(
+        "`nccl` needs NVIDIA GPUs and their driver. On a T20 or CPU host every rank fails while "
+        "creating the process group, before the first iteration. The T20 seeds switched to "
+        "`dist_cfg=dict(backend='gloo')` to get past it."
+    ),
+    fix_doc=(
+        "Sets the key to the target's backend (`gloo` for `t20-gcu` and `cpu`, `nccl` for "
+        "`cuda`). Safe: the backend is only used to create the process group."
+    ),
+    valid=(
+        Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"),
+        Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='eccl'))\n"),
+        Example("cuda", "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"),
+    ),
+    invalid=(
+        Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"),
+        Example("cpu", "env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict())\n"),
+        Example("cuda", "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"),
+    ),
+    check=_check,
+    fixable=True,
+)

@@ -1,0 +1,70 @@
+"""CL203: a literal device_ids list on CUDA pins every rank to the same GPU."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cfglint.rules.base import (
+    Example,
+    Finding,
+    Rule,
+    RuleContext,
+    fix_from_policy,
+    unknown_finding,
+)
+from cfglint.rules.wrapper import ConfiguredWrapper, wrapper_state
+from cfglint.types import UnknownNode, UnknownValueError, to_python
+
+CODE = "CL203"
+
+
+def _check(ctx: RuleContext) -> Iterator[Finding]:
+    state = wrapper_state(ctx.config)
+    if not (isinstance(state, ConfiguredWrapper) and state.is_ddp):
+        return
+    node = state.node.entries.get("device_ids")
+    if node is None:
+        return
+    if isinstance(node, UnknownNode):
+        yield unknown_finding(ctx, CODE, node, ctx.key)
+        return
+    try:
+        value = to_python(node)
+    except UnknownValueError as error:
+        yield unknown_finding(ctx, CODE, error.node, ctx.key)
+        return
+    if not ctx.policy.value_ok(value):
+        yield Finding(
+            CODE,
+            f"`device_ids={value!r}` in `model_wrapper_cfg` puts every rank on the same GPU; "
+            "remove it so MMEngine passes device_ids=[LOCAL_RANK]",
+            ctx.key,
+            node,
+            fix_from_policy(ctx, f"Remove `{ctx.key}`"),
+        )
+
+
+RULE = Rule(
+    code=CODE,
+    name="literal-device-ids",
+    summary="literal device_ids list pins every rank to one GPU",
+    what="`model_wrapper_cfg.device_ids` is a literal list such as `[0]` for a DDP wrapper on `cuda`.",
+    why=(
+        "Each of the N processes of a distributed job gets the same list, so every rank wraps "
+        "its replica on GPU 0 while its parameters sit on `cuda:LOCAL_RANK`. DDP then fails "
+        "with a device mismatch, or all ranks crowd onto one GPU and run out of memory. "
+        "MMEngine already passes `device_ids=[LOCAL_RANK]` when the key is absent."
+    ),
+    fix_doc="Removes the key. Safe: with one process per GPU, `[LOCAL_RANK]` is what was meant.",
+    valid=(
+        Example("cuda", "model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n"),
+        Example("cuda", "model_wrapper_cfg = dict(device_ids=None)\n"),
+        Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None)\n"),
+    ),
+    invalid=(
+        Example("cuda", "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n"),
+        Example("cuda", "model_wrapper_cfg = dict(device_ids=[0, 1], output_device=0)\n"),
+    ),
+    check=_check,
+    fixable=True,
+)

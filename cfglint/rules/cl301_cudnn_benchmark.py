@@ -1,0 +1,46 @@
+"""CL301: cuDNN autotuning requested on a target without cuDNN."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cfglint.rules.base import Example, Finding, Rule, RuleContext
+from cfglint.rules.values import check_value
+
+CODE = "CL301"
+
+
+def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
+    return (
+        f"`{ctx.key}={value!r}` asks for cuDNN autotuning, but target {ctx.target.name} "
+        f"({ctx.target.description}) has no cuDNN"
+    )
+
+
+def _check(ctx: RuleContext) -> Iterator[Finding]:
+    yield from check_value(ctx, CODE, _describe, f"Set `{ctx.key}` to False")
+
+
+RULE = Rule(
+    code=CODE,
+    name="cudnn-benchmark",
+    summary="cuDNN benchmark mode on a target without cuDNN",
+    what="`env_cfg.cudnn_benchmark` is `True` for a target that has no cuDNN (`cpu`, `t20-gcu`).",
+    why=(
+        "MMEngine sets `torch.backends.cudnn.benchmark` from this key. Without cuDNN the flag "
+        "does nothing at best; on vendor builds of PyTorch it can route convolutions through "
+        "CUDA-only code paths. It also tells a reader the config was never ported. The T20 "
+        "seed config says `cudnn_benchmark=False,  # GCU环境下禁用cudnn` (disable cuDNN on GCU)."
+    ),
+    fix_doc="Sets `env_cfg.cudnn_benchmark=False`. Safe: there is no cuDNN to tune.",
+    valid=(
+        Example("t20-gcu", "env_cfg = dict(cudnn_benchmark=False)\n"),
+        Example("cuda", "env_cfg = dict(cudnn_benchmark=True)\n"),
+    ),
+    invalid=(
+        Example("t20-gcu", "env_cfg = dict(cudnn_benchmark=True)\n"),
+        Example("cpu", "env_cfg = dict(cudnn_benchmark=True, dist_cfg=dict(backend='gloo'))\n"),
+    ),
+    check=_check,
+    fixable=True,
+)

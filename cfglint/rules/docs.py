@@ -1,0 +1,57 @@
+"""A rule's documentation page, rendered from the rule itself (docs/rules/ and `cfglint rule`).
+
+`python -m cfglint.rules.docs docs/rules` rewrites the pages; a test keeps them in sync.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cfglint.rules import ALL_RULES
+from cfglint.rules.base import Example, Rule
+
+
+def _example_block(example: Example) -> str:
+    return f"Target `{example.target}`:\n\n```python\n{example.config.rstrip()}\n```\n"
+
+
+def render_rule(rule: Rule) -> str:
+    parts = [
+        f"# {rule.code} `{rule.name}`\n",
+        f"{rule.summary[0].upper()}{rule.summary[1:]}.\n",
+        f"## What it checks\n\n{rule.what}\n",
+        f"## Why it breaks training\n\n{rule.why}\n",
+        f"## Fix\n\n{rule.fix_doc}\n",
+    ]
+    if rule.invalid:
+        parts.append("## Flagged\n\n" + "\n".join(_example_block(e) for e in rule.invalid))
+    if rule.valid:
+        parts.append("## Not flagged\n\n" + "\n".join(_example_block(e) for e in rule.valid))
+    return "\n".join(parts)
+
+
+def render_index() -> str:
+    lines = ["# Rules\n", "| code | name | summary | fix |", "|---|---|---|---|"]
+    for rule in ALL_RULES:
+        fix = "yes" if rule.fixable else "no"
+        lines.append(f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | {rule.summary} | {fix} |")
+    return "\n".join(lines) + "\n"
+
+
+def pages() -> dict[str, str]:
+    result = {f"{rule.code}.md": render_rule(rule) for rule in ALL_RULES}
+    result["index.md"] = render_index()
+    return result
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[0]) if argv else Path("docs/rules")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in pages().items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,51 @@
+"""The check shared by rules that compare one key's value with the target's policy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from cfglint.rules.base import Finding, RuleContext, fix_from_policy, unknown_finding
+from cfglint.rules.keys import Absent, Present, Unknown, key_state
+from cfglint.types import UnknownValueError, to_python
+
+Describe = Callable[[RuleContext, object, bool], str]
+
+
+def allowed_text(ctx: RuleContext) -> str:
+    policy = ctx.policy
+    if policy.allowed is not None:
+        return " or ".join(repr(value) for value in policy.allowed)
+    forbidden = ", ".join(repr(value) for value in policy.forbidden or ())
+    return f"anything but {forbidden}"
+
+
+def check_value(ctx: RuleContext, code: str, describe: Describe, fix_message: str) -> Iterator[Finding]:
+    """Report the key's value (or MMEngine's default when absent) if the target rejects it.
+
+    `describe(ctx, value, is_default)` writes the message.
+    """
+    state = key_state(ctx.config.root, ctx.key)
+    if isinstance(state, Unknown):
+        yield unknown_finding(ctx, code, state.node, ctx.key)
+        return
+    if isinstance(state, Absent):
+        policy = ctx.policy
+        if policy.has_default and not policy.value_ok(policy.default):
+            yield Finding(
+                code,
+                describe(ctx, policy.default, True),
+                ctx.key,
+                state.anchor,
+                fix_from_policy(ctx, fix_message),
+            )
+        return
+    assert isinstance(state, Present)
+    try:
+        value = to_python(state.node)
+    except UnknownValueError as error:
+        yield unknown_finding(ctx, code, error.node, ctx.key)
+        return
+    if not ctx.policy.value_ok(value):
+        yield Finding(
+            code, describe(ctx, value, False), ctx.key, state.node, fix_from_policy(ctx, fix_message)
+        )

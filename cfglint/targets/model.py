@@ -1,0 +1,117 @@
+"""Pydantic models of a target file (schemas/*.yaml): what a hardware target allows."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+Scalar = str | int | float | bool | None
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+class FixPolicy(BaseModel):
+    """The value a fix writes (or that it removes the key) and whether the fix is safe."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    value: Scalar = None
+    remove: bool = False
+    safe: bool = True
+
+    @model_validator(mode="after")
+    def _value_or_remove(self) -> FixPolicy:
+        if self.remove and "value" in self.model_fields_set:
+            raise ValueError("a fix either writes a value or removes the key, not both")
+        if not self.remove and "value" not in self.model_fields_set:
+            raise ValueError("a fix needs `value: ...` or `remove: true`")
+        return self
+
+
+class KeyPolicy(BaseModel):
+    """What one config key may hold on a target, and which rule reports it."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    rule: Annotated[str, Field(pattern=r"^CL[0-9]{3}$")]
+    allowed: tuple[Scalar, ...] | None = None
+    forbidden: tuple[Scalar, ...] | None = None
+    # What MMEngine uses when the key is absent (only meaningful with `allowed`).
+    default: Scalar = None
+    # The key must be written out: being absent is not the same as holding an allowed value.
+    required: bool = False
+    forbidden_literal_list: bool = False
+    fix: FixPolicy | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> KeyPolicy:
+        if self.allowed is not None and self.forbidden is not None:
+            raise ValueError("give either `allowed` or `forbidden`, not both")
+        if self.allowed is not None and not self.allowed:
+            raise ValueError("`allowed` must list at least one value")
+        fix = self.fix
+        if fix is not None and not fix.remove and not self.value_ok(fix.value):
+            raise ValueError(f"the fix value {fix.value!r} is not itself allowed")
+        return self
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.model_fields_set
+
+    def value_ok(self, value: object) -> bool:
+        """Whether a present value satisfies the policy (Python equality, bools not ints)."""
+        if self.forbidden_literal_list and isinstance(value, list | tuple):
+            return False
+        if self.allowed is not None:
+            return any(_same(value, allowed) for allowed in self.allowed)
+        if self.forbidden is not None:
+            return not any(_same(value, forbidden) for forbidden in self.forbidden)
+        return True
+
+    def value_type(self) -> Any:
+        """The type a resolved config's value must have: drives the generated config model."""
+        if self.allowed is not None:
+            return Literal[self.allowed]
+        policy = self
+
+        def _check(value: object) -> object:
+            if not policy.value_ok(value):
+                raise ValueError(f"{value!r} does not work on this target")
+            return value
+
+        return Annotated[Any, AfterValidator(_check)]
+
+
+def _same(left: object, right: object) -> bool:
+    # True == 1 in Python, but `cudnn_benchmark=1` is not what a target file means by `true`.
+    return type(left) is type(right) and left == right or (
+        isinstance(left, int | float)
+        and isinstance(right, int | float)
+        and not isinstance(left, bool)
+        and not isinstance(right, bool)
+        and left == right
+    )
+
+
+class TargetFile(BaseModel):
+    """One target file after `extends:` has been merged in."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    description: str
+    device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    mmengine_knows_device: bool
+    extends: str | None = None
+    keys: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")], KeyPolicy]

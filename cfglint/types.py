@@ -1,0 +1,271 @@
+"""Shared frozen types: the small values each pipeline step hands to the next.
+
+discover -> load (ConfigNode tree with Origin per key) -> evaluate against a target
+-> Violation (with a FixIntent) -> TextEdit -> report.
+
+Every step imports its inputs from here and nowhere else, so the modules stay
+independent of each other.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeAlias
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A region of a file. Lines are 1-based; columns are 1-based character columns.
+
+    The end is exclusive (``end_column`` is the column just after the last character), the
+    way ruff reports ``end_location``.
+    """
+
+    path: Path
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def display(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a resolved value was set, and how it reached the config being resolved.
+
+    ``chain`` runs from the config that was asked for to the file that set the value,
+    following ``_base_``; for a value the config sets itself it is ``(span.path,)``.
+    """
+
+    span: Span
+    chain: tuple[Path, ...]
+    # The value came from a ``{{$ENV:default}}`` placeholder: resolved to its default.
+    env_dependent: bool = False
+
+    @property
+    def path(self) -> Path:
+        return self.span.path
+
+
+# ---------------------------------------------------------------------------
+# The resolved config tree. Every node knows its origin.
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarNode:
+    """None, bool, int, float, str, bytes or complex."""
+
+    value: object
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceNode:
+    items: tuple[ConfigNode, ...]
+    is_tuple: bool
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
+class DictNode:
+    """A dict of the resolved config. Keys are usually str; MMEngine allows any hashable."""
+
+    entries: Mapping[object, ConfigNode]
+    origin: Origin
+
+    def get(self, key: object) -> ConfigNode | None:
+        return self.entries.get(key)
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(self.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownNode:
+    """A value cfglint will not evaluate statically (a call into a module, an env lookup)."""
+
+    source: str
+    reason: str
+    origin: Origin
+
+
+ConfigNode: TypeAlias = ScalarNode | SequenceNode | DictNode | UnknownNode
+
+
+def split_key(dotted_key: str) -> tuple[str, ...]:
+    return tuple(part for part in dotted_key.split(".") if part)
+
+
+def lookup(root: DictNode, key: tuple[str, ...] | str) -> ConfigNode | None:
+    """The node at a dotted key, or None when a step is missing or not a dict."""
+    parts = split_key(key) if isinstance(key, str) else key
+    node: ConfigNode = root
+    for part in parts:
+        if not isinstance(node, DictNode):
+            return None
+        child = node.entries.get(part)
+        if child is None:
+            return None
+        node = child
+    return node
+
+
+class UnknownValueError(ValueError):
+    """Raised by :func:`to_python` when the subtree holds an unknown value."""
+
+    def __init__(self, node: UnknownNode) -> None:
+        super().__init__(f"cannot evaluate statically: {node.source}")
+        self.node = node
+
+
+def to_python(node: ConfigNode) -> object:
+    """Plain Python value of a subtree (dicts, lists, tuples, scalars).
+
+    Raises UnknownValueError if an unknown value is inside.
+    """
+    if isinstance(node, ScalarNode):
+        return node.value
+    if isinstance(node, UnknownNode):
+        raise UnknownValueError(node)
+    if isinstance(node, SequenceNode):
+        items = [to_python(item) for item in node.items]
+        return tuple(items) if node.is_tuple else items
+    return {key: to_python(value) for key, value in node.entries.items()}
+
+
+# ---------------------------------------------------------------------------
+# Loader results.
+
+
+@dataclass(frozen=True, slots=True)
+class LoadProblem:
+    """A config (or one of its bases) could not be resolved. Reported as a CL9xx code."""
+
+    code: str  # e.g. "CL901"
+    message: str
+    span: Span  # the file, and where in it, when known (line 1, column 1 otherwise)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedConfig:
+    """A config resolved the way MMEngine's ``Config.fromfile`` would, without executing it."""
+
+    path: Path
+    root: DictNode
+    # Every file that took part (the config itself first, then its bases, depth first).
+    files: tuple[Path, ...]
+
+    def get(self, key: tuple[str, ...] | str) -> ConfigNode | None:
+        return lookup(self.root, key)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFailure:
+    path: Path
+    problems: tuple[LoadProblem, ...]
+
+
+LoadResult: TypeAlias = ResolvedConfig | LoadFailure
+
+
+# ---------------------------------------------------------------------------
+# Violations and fixes.
+
+
+class Applicability(str, enum.Enum):
+    SAFE = "safe"
+    UNSAFE = "unsafe"
+
+
+class _Removal:
+    """Marker for a key that a fix deletes."""
+
+    _instance: _Removal | None = None
+
+    def __new__(cls) -> _Removal:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "REMOVE"
+
+
+REMOVE = _Removal()
+
+
+@dataclass(frozen=True, slots=True)
+class KeyChange:
+    """Set ``key`` (a dotted path from the config root) to a literal value, or remove it."""
+
+    key: tuple[str, ...]
+    value: object  # None, bool, int, float, str, list/tuple/dict of those, or REMOVE
+
+
+@dataclass(frozen=True, slots=True)
+class FixIntent:
+    """What a fix means, independent of which file it lands in."""
+
+    message: str
+    changes: tuple[KeyChange, ...]
+    applicability: Applicability
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace the text between ``span`` start and end with ``content`` (insertion: empty span)."""
+
+    span: Span
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A fix placed in concrete files."""
+
+    message: str
+    applicability: Applicability
+    edits: tuple[TextEdit, ...]
+
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One diagnostic: a code at a location, for a target, covering the configs it applies to.
+
+    A finding in a ``_base_`` file is one Violation whose ``configs`` lists every leaf config
+    that inherits the value.
+    """
+
+    code: str
+    message: str
+    span: Span
+    target: str | None
+    configs: tuple[Path, ...]
+    key: str | None = None
+    fix_intent: FixIntent | None = None
+    fix: Fix | None = None
+    severity: Severity = "error"
+    chain: tuple[Path, ...] = field(default=())
+
+    @property
+    def path(self) -> Path:
+        return self.span.path
+
+
+@dataclass(frozen=True, slots=True)
+class RuleInfo:
+    """What a report needs to know about a rule (name, summary, docs link)."""
+
+    code: str
+    name: str
+    summary: str
+    url: str
+    fix_applicability: Applicability | None

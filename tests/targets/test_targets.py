@@ -1,0 +1,106 @@
+"""Target files: shipped ones load, mistakes are reported with file and line, extends works."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+from cfglint.errors import UserError
+from cfglint.targets import TargetRegistry
+from cfglint.targets.config_model import config_model
+
+
+def test_shipped_targets_load() -> None:
+    registry = TargetRegistry()
+    assert registry.names() == ["cpu", "cuda", "t20-gcu"]
+    t20 = registry.get("t20-gcu")
+    assert t20.device == "gcu"
+    assert not t20.mmengine_knows_device
+    key, policy = t20.policy_for("CL101") or ("", None)
+    assert key == "env_cfg.dist_cfg.backend"
+    assert policy is not None and policy.allowed == ("gloo", "eccl")
+    assert policy.fix is not None and policy.fix.value == "gloo"
+
+
+def _write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_extends_merges_field_by_field(tmp_path: Path) -> None:
+    extra = _write(
+        tmp_path,
+        "t20-eccl.yaml",
+        "name: t20-eccl\nextends: t20-gcu\ndescription: T20 cluster with ECCL\nkeys:\n"
+        "  env_cfg.dist_cfg.backend:\n    allowed: [eccl]\n    fix: {value: eccl}\n"
+        "  env_cfg.cudnn_benchmark: null\n",
+    )
+    target = TargetRegistry([extra]).get("t20-eccl")
+    assert target.device == "gcu"
+    policy = target.keys["env_cfg.dist_cfg.backend"]
+    assert policy.rule == "CL101"
+    assert policy.allowed == ("eccl",)
+    assert "env_cfg.cudnn_benchmark" not in target.keys
+    assert target.sources == (extra, TargetRegistry().get("t20-gcu").sources[0])
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nmmengine-knows-device: false\nkeys:\n"
+            "  launcher:\n    rule: CL102\n    forbiden: [pytorch]\n",
+            ":8: invalid target file: keys.launcher.forbiden: Extra inputs are not permitted",
+        ),
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nmmengine-knows-device: false\nkeys:\n"
+            "  env_cfg.cudnn_benchmark:\n    rule: CL301\n    allowed: [false]\n"
+            "    fix: {value: true}\n",
+            ":6: invalid target file: keys.env_cfg.cudnn_benchmark: Value error, the fix value "
+            "True is not itself allowed",
+        ),
+        ("name: bad\n  device: [\n", ": invalid YAML in target file"),
+    ],
+)
+def test_bad_target_file_names_file_and_line(tmp_path: Path, body: str, expected: str) -> None:
+    path = _write(tmp_path, "bad.yaml", body)
+    with pytest.raises(UserError) as caught:
+        TargetRegistry([path]).get("bad")
+    assert str(caught.value).startswith(str(path))
+    assert expected.split(":", 2)[-1] in str(caught.value)
+    if expected.startswith(":") and expected[1].isdigit():
+        assert f"{path}{expected.split(' ')[0]}" in str(caught.value)
+
+
+def test_unknown_target_lists_known_ones() -> None:
+    with pytest.raises(UserError, match="unknown target 'nope' .*cpu, cuda, t20-gcu"):
+        TargetRegistry().get("nope")
+
+
+def test_config_model_validates_resolved_values() -> None:
+    model = config_model(TargetRegistry().get("t20-gcu"))
+    model.model_validate(
+        {"env_cfg": {"dist_cfg": {"backend": "gloo"}, "cudnn_benchmark": False},
+         "model_wrapper_cfg": {"device_ids": None}}
+    )
+    with pytest.raises(ValueError, match="backend"):
+        model.model_validate({"env_cfg": {"dist_cfg": {"backend": "nccl"}},
+                              "model_wrapper_cfg": {"device_ids": None}})
+
+
+def test_cli_lists_shows_and_exports_schema() -> None:
+    listed = run_cli("targets")
+    assert listed.exit_code == 0
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == ["cpu", "cuda", "t20-gcu"]
+    shown = run_cli("targets", "t20-gcu")
+    assert "CL101  env_cfg.dist_cfg.backend: one of 'gloo', 'eccl'; fix: write 'gloo' (safe)" in shown.stdout
+    schema = json.loads(run_cli("targets", "t20-gcu", "--json-schema").stdout)
+    backend = schema["$defs"]["T20GcuConfig_env_cfg_dist_cfg"]["properties"]["backend"]
+    assert backend["enum"] == ["gloo", "eccl"]
+    unknown = run_cli("targets", "h100")
+    assert unknown.exit_code == 2
+    assert unknown.stderr.startswith("cfglint: error: unknown target 'h100'")
