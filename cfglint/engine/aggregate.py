@@ -60,9 +60,6 @@ class Aggregator:
         for group in self._groups.values():
             configs = tuple(sorted(group.configs))
             message = group.message
-            if group.span.path not in configs:
-                plural = "s" if len(configs) > 1 else ""
-                message = f"{message} (inherited by {len(configs)} config{plural})"
             result.append(
                 Violation(
                     code=group.code,

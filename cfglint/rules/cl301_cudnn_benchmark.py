@@ -13,7 +13,7 @@ CODE = "CL301"
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
         f"`{ctx.key}={value!r}` asks for cuDNN autotuning, but target {ctx.target.name} "
-        f"({ctx.target.description}) has no cuDNN"
+        "has no cuDNN"
     )
 
 

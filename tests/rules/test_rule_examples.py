@@ -1,0 +1,54 @@
+"""Every rule's VALID/INVALID examples: the same snippets its documentation shows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import REPO_ROOT
+
+from cfglint.engine.evaluate import evaluate
+from cfglint.loader import Loader
+from cfglint.rules import ALL_RULES, CHECK_RULES
+from cfglint.rules.base import Example, Rule, examples_in
+from cfglint.rules.docs import pages
+from cfglint.targets import TargetRegistry
+from cfglint.types import LoadFailure, ResolvedConfig
+
+CASES = list(examples_in(ALL_RULES))
+
+
+def _codes(tmp_path: Path, example: Example) -> set[str]:
+    config = tmp_path / "leaf_config.py"
+    config.write_text(example.config, encoding="utf-8")
+    result = Loader(environ={}).load(config)
+    if isinstance(result, LoadFailure):
+        return {problem.code for problem in result.problems}
+    assert isinstance(result, ResolvedConfig)
+    target = TargetRegistry().get(example.target)
+    return {finding.code for finding in evaluate(result, target, CHECK_RULES)}
+
+
+@pytest.mark.parametrize(
+    ("rule", "example", "is_valid"),
+    CASES,
+    ids=[f"{rule.code}-{'valid' if ok else 'invalid'}-{i}" for i, (rule, _, ok) in enumerate(CASES)],
+)
+def test_example(tmp_path: Path, rule: Rule, example: Example, is_valid: bool) -> None:
+    codes = _codes(tmp_path, example)
+    if is_valid:
+        assert rule.code not in codes
+    else:
+        assert rule.code in codes
+
+
+def test_every_check_rule_has_both_kinds_of_example() -> None:
+    for rule in CHECK_RULES:
+        assert rule.valid and rule.invalid, rule.code
+
+
+def test_rule_pages_are_current() -> None:
+    """docs/rules/ is generated from the rules: `python -m cfglint.rules.docs docs/rules`."""
+    folder = REPO_ROOT / "docs" / "rules"
+    for name, text in pages().items():
+        assert (folder / name).read_text(encoding="utf-8") == text, f"regenerate docs/rules/{name}"
