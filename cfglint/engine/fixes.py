@@ -67,7 +67,9 @@ def _edits(placement: Placement) -> tuple[TextEdit, ...]:
     return tuple(edits)
 
 
-def _fix_for(violation: Violation, result: CheckResult, request: FixRequest) -> tuple[Fix | None, Placement, str | None]:
+def _fix_for(
+    violation: Violation, result: CheckResult, request: FixRequest
+) -> tuple[Fix | None, Placement, str | None]:
     intent = violation.fix_intent
     if intent is None:
         return None, [], None
@@ -141,8 +143,10 @@ def _diff(contents: dict[Path, tuple[str, str]]) -> str:
         old, new = contents[path]
         chunks.extend(
             difflib.unified_diff(
-                old.splitlines(keepends=True), new.splitlines(keepends=True),
-                fromfile=f"{path}", tofile=f"{path}",
+                old.splitlines(keepends=True),
+                new.splitlines(keepends=True),
+                fromfile=f"{path}",
+                tofile=f"{path}",
             )
         )
     return "".join(chunks)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from cfglint.rules import (
+    cl9xx_loader,
     cl101_dist_backend,
     cl102_launcher,
     cl201_ddp_device_ids,
     cl202_output_device,
     cl203_literal_device_ids,
     cl301_cudnn_benchmark,
-    cl9xx_loader,
 )
 from cfglint.rules.base import Rule
 from cfglint.types import Applicability, RuleInfo

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from cfglint.targets import Target
 from cfglint.targets.model import KeyPolicy
 from cfglint.types import (
+    REMOVE,
     Applicability,
     ConfigNode,
     FixIntent,
-    REMOVE,
     KeyChange,
     ResolvedConfig,
     UnknownNode,

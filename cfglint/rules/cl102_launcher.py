@@ -35,7 +35,7 @@ RULE = Rule(
         "`Runner.setup_env` calls `mmengine.dist.init_dist` for these launchers unless a process "
         "group already exists. `init_dist` knows CUDA, NPU, MLU and MUSA; for every other device "
         "it calls `torch.cuda.set_device(local_rank)`. On a T20 host this is seed 003:\n\n"
-        "```\nFile \".../mmengine/dist/utils.py\", line 130, in _init_dist_pytorch\n"
+        '```\nFile ".../mmengine/dist/utils.py", line 130, in _init_dist_pytorch\n'
         "    torch.cuda.set_device(local_rank)\n"
         "RuntimeError: Found no NVIDIA driver on your system.\n```"
     ),

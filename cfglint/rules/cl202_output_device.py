@@ -29,7 +29,10 @@ RULE = Rule(
     code=CODE,
     name="ddp-output-device",
     summary="DDP output_device on a target MMEngine places on CPU",
-    what="`model_wrapper_cfg.output_device` is set to something other than `None` on `cpu` or `t20-gcu`.",
+    what=(
+        "`model_wrapper_cfg.output_device` is set to something other than `None` on `cpu` "
+        "or `t20-gcu`."
+    ),
     why=(
         "The parameters are on the CPU there (see CL201), and PyTorch's DDP accepts "
         "`output_device` only for single-device GPU modules: the wrap fails with the same "

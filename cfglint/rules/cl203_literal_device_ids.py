@@ -48,7 +48,10 @@ RULE = Rule(
     code=CODE,
     name="literal-device-ids",
     summary="literal device_ids list pins every rank to one GPU",
-    what="`model_wrapper_cfg.device_ids` is a literal list such as `[0]` for a DDP wrapper on `cuda`.",
+    what=(
+        "`model_wrapper_cfg.device_ids` is a literal list such as `[0]` for a DDP wrapper "
+        "on `cuda`."
+    ),
     why=(
         "Each of the N processes of a distributed job gets the same list, so every rank wraps "
         "its replica on GPU 0 while its parameters sit on `cuda:LOCAL_RANK`. DDP then fails "
@@ -62,7 +65,9 @@ RULE = Rule(
         Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None)\n"),
     ),
     invalid=(
-        Example("cuda", "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n"),
+        Example(
+            "cuda", "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n"
+        ),
         Example("cuda", "model_wrapper_cfg = dict(device_ids=[0, 1], output_device=0)\n"),
     ),
     check=_check,

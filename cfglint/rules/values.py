@@ -19,7 +19,9 @@ def allowed_text(ctx: RuleContext) -> str:
     return f"anything but {forbidden}"
 
 
-def check_value(ctx: RuleContext, code: str, describe: Describe, fix_message: str) -> Iterator[Finding]:
+def check_value(
+    ctx: RuleContext, code: str, describe: Describe, fix_message: str
+) -> Iterator[Finding]:
     """Report the key's value (or MMEngine's default when absent) if the target rejects it.
 
     `describe(ctx, value, is_default)` writes the message.
@@ -47,5 +49,9 @@ def check_value(ctx: RuleContext, code: str, describe: Describe, fix_message: st
         return
     if not ctx.policy.value_ok(value):
         yield Finding(
-            code, describe(ctx, value, False), ctx.key, state.node, fix_from_policy(ctx, fix_message)
+            code,
+            describe(ctx, value, False),
+            ctx.key,
+            state.node,
+            fix_from_policy(ctx, fix_message),
         )

@@ -77,19 +77,25 @@ def test_bad_target_file_names_file_and_line(tmp_path: Path, body: str, expected
 
 
 def test_unknown_target_lists_known_ones() -> None:
-    with pytest.raises(UserError, match="unknown target 'nope' .*cpu, cuda, t20-gcu"):
+    with pytest.raises(UserError, match=r"unknown target 'nope' .*cpu, cuda, t20-gcu"):
         TargetRegistry().get("nope")
 
 
 def test_config_model_validates_resolved_values() -> None:
     model = config_model(TargetRegistry().get("t20-gcu"))
     model.model_validate(
-        {"env_cfg": {"dist_cfg": {"backend": "gloo"}, "cudnn_benchmark": False},
-         "model_wrapper_cfg": {"device_ids": None}}
+        {
+            "env_cfg": {"dist_cfg": {"backend": "gloo"}, "cudnn_benchmark": False},
+            "model_wrapper_cfg": {"device_ids": None},
+        }
     )
     with pytest.raises(ValueError, match="backend"):
-        model.model_validate({"env_cfg": {"dist_cfg": {"backend": "nccl"}},
-                              "model_wrapper_cfg": {"device_ids": None}})
+        model.model_validate(
+            {
+                "env_cfg": {"dist_cfg": {"backend": "nccl"}},
+                "model_wrapper_cfg": {"device_ids": None},
+            }
+        )
 
 
 def test_cli_lists_shows_and_exports_schema() -> None:
@@ -97,7 +103,10 @@ def test_cli_lists_shows_and_exports_schema() -> None:
     assert listed.exit_code == 0
     assert [line.split()[0] for line in listed.stdout.splitlines()] == ["cpu", "cuda", "t20-gcu"]
     shown = run_cli("targets", "t20-gcu")
-    assert "CL101  env_cfg.dist_cfg.backend: one of 'gloo', 'eccl'; fix: write 'gloo' (safe)" in shown.stdout
+    assert (
+        "CL101  env_cfg.dist_cfg.backend: one of 'gloo', 'eccl'; fix: write 'gloo' (safe)"
+        in shown.stdout
+    )
     schema = json.loads(run_cli("targets", "t20-gcu", "--json-schema").stdout)
     backend = schema["$defs"]["T20GcuConfig_env_cfg_dist_cfg"]["properties"]["backend"]
     assert backend["enum"] == ["gloo", "eccl"]
