@@ -16,7 +16,9 @@ BASE_FOLDER = "_base_"
 @dataclass(frozen=True, slots=True)
 class Discovered:
     leaves: tuple[Path, ...]  # checked as configs
-    bases: tuple[Path, ...]  # `_base_` files: checked through the leaves that inherit them
+    # `_base_` files named one by one (pre-commit passes changed files): checked through the
+    # leaves under the project root that inherit them.
+    bases: tuple[Path, ...]
     problems: tuple[LoadProblem, ...]
 
 
@@ -43,8 +45,10 @@ def discover(paths: Sequence[Path]) -> Discovered:
     for given in paths:
         absolute = Path(os.path.abspath(given))
         if absolute.is_dir():
+            # A base met while walking a folder is checked through the leaves found there.
             for path in _walk(absolute):
-                (bases if is_base_file(path) else leaves)[path] = None
+                if not is_base_file(path):
+                    leaves[path] = None
         elif absolute.is_file():
             # A file named explicitly is checked whatever `include` says, as ruff does.
             (bases if is_base_file(absolute) else leaves)[absolute] = None

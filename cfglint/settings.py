@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from cfglint import directives, globs
@@ -80,7 +80,9 @@ class Settings(BaseModel):
         return any(globs.matches(pattern, relative) for pattern in patterns)
 
     def is_included(self, path: Path) -> bool:
-        return any(globs.matches(pattern, PurePosixPath(path.name)) for pattern in self.table.include)
+        return any(
+            globs.matches(pattern, PurePosixPath(path.name)) for pattern in self.table.include
+        )
 
     def glob_target(self, path: Path) -> str | None:
         relative = self.relative(path)
@@ -152,9 +154,7 @@ NO_TARGET_HELP = (
 )
 
 
-def target_name_for(
-    config: Path, cli_target: str | None, text: str | None = None
-) -> str:
+def target_name_for(config: Path, cli_target: str | None, text: str | None = None) -> str:
     """Command line beats the config's own comment, which beats the glob table and default."""
     if cli_target is not None:
         return cli_target

@@ -19,7 +19,9 @@ class CliResult:
     stderr: str
 
 
-def run_cli(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> CliResult:
+def run_cli(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> CliResult:
     """Run the real ``cfglint`` command line in a subprocess, the way a user would."""
     completed = subprocess.run(
         [sys.executable, "-m", "cfglint", *map(str, args)],

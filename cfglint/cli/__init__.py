@@ -8,9 +8,8 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from cfglint import __version__
-from cfglint.errors import UserError
-
 from cfglint.cli.common import EXIT_ERROR
+from cfglint.errors import UserError
 
 ISSUES_URL = "https://github.com/cfglint/cfglint/issues"
 
@@ -55,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_ERROR
-    except Exception as error:  # noqa: BLE001 - the last line of defence against tracebacks
+    except Exception as error:
         print(
             f"cfglint: internal error: {type(error).__name__}: {error} "
             f"(please report it at {ISSUES_URL})",

@@ -16,31 +16,57 @@ from cfglint.report import FORMATS, ReportContext, render, render_statistics
 from cfglint.rules import all_rule_infos
 from cfglint.settings import settings_for
 
+EDIT_FORMATS = frozenset({"json", "sarif", "rdjson"})
+
 
 def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
-    parser.add_argument("paths", nargs="*", type=Path, default=[], metavar="PATH",
-                        help="config files or folders (default: the current folder)")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        default=[],
+        metavar="PATH",
+        help="config files or folders (default: the current folder)",
+    )
     parser.add_argument("--target", help="check every config for this target (beats settings)")
-    parser.add_argument("--select", type=codes_argument, metavar="CODES",
-                        help="comma-separated rule codes or prefixes to enable (default: all)")
-    parser.add_argument("--ignore", type=codes_argument, default=(), metavar="CODES",
-                        help="comma-separated rule codes or prefixes to disable")
+    parser.add_argument(
+        "--select",
+        type=codes_argument,
+        metavar="CODES",
+        help="comma-separated rule codes or prefixes to enable (default: all)",
+    )
+    parser.add_argument(
+        "--ignore",
+        type=codes_argument,
+        default=(),
+        metavar="CODES",
+        help="comma-separated rule codes or prefixes to disable",
+    )
     if not is_fix:
         parser.add_argument("--fix", action="store_true", help="apply fixes in place")
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
-    parser.add_argument("--diff", action="store_true",
-                        help="print the fixes as a unified diff and write nothing")
-    parser.add_argument("--fix-placement", choices=("auto", "origin", "leaf"),
-                        help="where fixes for values set in a _base_ file go (default: settings, "
-                             "else auto)")
+    parser.add_argument(
+        "--diff", action="store_true", help="print the fixes as a unified diff and write nothing"
+    )
+    parser.add_argument(
+        "--fix-placement",
+        choices=("auto", "origin", "leaf"),
+        help="where fixes for values set in a _base_ file go (default: settings, else auto)",
+    )
     parser.add_argument("--output-format", choices=FORMATS, default="text")
-    parser.add_argument("--statistics", action="store_true",
-                        help="count violations per rule instead of listing them")
-    parser.add_argument("--exit-zero", action="store_true",
-                        help="exit 0 even when violations remain")
-    parser.add_argument("--exit-non-zero-on-fix", action="store_true",
-                        help="exit 1 when a fix was applied, even if nothing remains")
-    parser.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    parser.add_argument(
+        "--statistics",
+        action="store_true",
+        help="count violations per rule instead of listing them",
+    )
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when violations remain"
+    )
+    parser.add_argument(
+        "--exit-non-zero-on-fix",
+        action="store_true",
+        help="exit 1 when a fix was applied, even if nothing remains",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -76,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
             return _exit_code_for_diff(result, outcome.diff)
         fixed_count = outcome.fixed_count
         result = outcome.final
-    violations = planned_fixes(result, fix_request)
+    # Only the machine formats print the edits themselves.
+    with_edits = args.output_format in EDIT_FORMATS and not args.statistics
+    violations = planned_fixes(result, fix_request, with_edits=with_edits)
     context = ReportContext(
         cwd=Path.cwd(),
         rules=all_rule_infos(),

@@ -17,5 +17,7 @@ def codes_argument(text: str) -> tuple[str, ...]:
     codes = tuple(part.strip().upper() for part in text.split(",") if part.strip())
     for code in codes:
         if not _CODE.match(code):
-            raise argparse.ArgumentTypeError(f"{code!r} is not a rule code or prefix (e.g. CL201, CL2)")
+            raise argparse.ArgumentTypeError(
+                f"{code!r} is not a rule code or prefix (e.g. CL201, CL2)"
+            )
     return codes

@@ -21,8 +21,11 @@ def bar(enabled: bool) -> Iterator[Callable[[Path], None] | None]:
     from rich.progress import BarColumn, Progress, TextColumn
 
     with Progress(
-        TextColumn("checking"), BarColumn(), TextColumn("{task.completed} configs"),
-        transient=True, console=None,
+        TextColumn("checking"),
+        BarColumn(),
+        TextColumn("{task.completed} configs"),
+        transient=True,
+        console=None,
     ) as progress:
         task = progress.add_task("check", total=None)
         yield lambda _path: progress.advance(task)

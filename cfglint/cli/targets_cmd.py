@@ -17,8 +17,11 @@ from cfglint.targets.config_model import json_schema
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser("targets", help="list hardware targets or show one")
     parser.add_argument("name", nargs="?", help="target name, e.g. t20-gcu")
-    parser.add_argument("--json-schema", action="store_true",
-                        help="print the JSON Schema of the config keys the target checks")
+    parser.add_argument(
+        "--json-schema",
+        action="store_true",
+        help="print the JSON Schema of the config keys the target checks",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -26,7 +29,11 @@ def _describe(target: Target) -> str:
     lines = [
         f"{target.name}: {target.description}",
         f"  device: {target.device}"
-        + ("" if target.mmengine_knows_device else " (MMEngine does not know it: get_device() is 'cpu')"),
+        + (
+            ""
+            if target.mmengine_knows_device
+            else " (MMEngine does not know it: get_device() is 'cpu')"
+        ),
         f"  defined in: {', '.join(str(path) for path in target.sources)}",
         "  checks:",
     ]

@@ -32,6 +32,7 @@ class Aggregator:
 
     def add_findings(self, config: Path, target: str, findings: Iterable[Finding]) -> None:
         for finding in findings:
+            chain: tuple[Path, ...]
             if finding.node is None:
                 span, chain = file_span(config), (config,)
             else:

@@ -47,7 +47,7 @@ def _place(violation: Violation, result: CheckResult, placement: FixPlacement) -
         return [in_leaves]
     if placement == "origin":
         return [at_origin]
-    inheritors = [leaf for leaf, config in result.resolved.items() if origin in config.files]
+    inheritors = [leaf for leaf in result.targets if origin in result.resolved[leaf].files]
     # A shared base is only edited when every config using it is checked for this target:
     # a CUDA config inheriting the same base must never change.
     if all(result.targets.get(leaf) == violation.target for leaf in inheritors):
@@ -60,15 +60,34 @@ def _read(path: Path) -> str:
         return stream.read()
 
 
-def _edits(placement: Placement) -> tuple[TextEdit, ...]:
-    edits: list[TextEdit] = []
-    for path, changes in placement:
-        edits.extend(fix_engine.edits_for_file(path, _read(path), changes))
-    return tuple(edits)
+class _EditCache:
+    """Edits per (file, changes) for one round: a file is parsed once however many
+    violations place a fix in it. Files in `blocked` are never edited."""
+
+    def __init__(self, blocked: frozenset[Path] = frozenset()) -> None:
+        self._cache: dict[tuple[Path, str], tuple[TextEdit, ...] | Exception] = {}
+        self.blocked = blocked
+
+    def edits(self, path: Path, changes: Sequence[KeyChange]) -> tuple[TextEdit, ...]:
+        if path in self.blocked:
+            raise fix_engine.FixNotApplicable("an earlier fix here broke another config")
+        key = (path, repr(changes))
+        if key not in self._cache:
+            try:
+                self._cache[key] = fix_engine.edits_for_file(path, _read(path), changes)
+            except (fix_engine.FixNotApplicable, OSError, UnicodeDecodeError) as error:
+                self._cache[key] = error
+        found = self._cache[key]
+        if isinstance(found, Exception):
+            raise found
+        return found
+
+    def placement_edits(self, placement: Placement) -> tuple[TextEdit, ...]:
+        return tuple(edit for path, changes in placement for edit in self.edits(path, changes))
 
 
 def _fix_for(
-    violation: Violation, result: CheckResult, request: FixRequest
+    violation: Violation, result: CheckResult, request: FixRequest, cache: _EditCache
 ) -> tuple[Fix | None, Placement, str | None]:
     intent = violation.fix_intent
     if intent is None:
@@ -76,7 +95,7 @@ def _fix_for(
     reason: str | None = None
     for placement in _place(violation, result, request.placement):
         try:
-            edits = _edits(placement)
+            edits = cache.placement_edits(placement)
         except (fix_engine.FixNotApplicable, OSError, UnicodeDecodeError) as error:
             reason = f"{violation.span.display()}: {violation.code}: cannot place fix: {error}"
             continue
@@ -84,40 +103,63 @@ def _fix_for(
     return None, [], reason
 
 
-def planned_fixes(result: CheckResult, request: FixRequest) -> list[Violation]:
-    """The violations with their `fix` filled in (for reports: JSON edits, fix hints)."""
+def planned_fixes(
+    result: CheckResult, request: FixRequest, *, with_edits: bool = True
+) -> list[Violation]:
+    """The violations with their `fix` filled in, for reports.
+
+    Without `with_edits` a fix carries its message and applicability but no edits: enough for
+    the `[*]` marks and help lines of the text formats, without parsing every file with libcst.
+    """
+    if not with_edits:
+        return [
+            replace(violation, fix=Fix(intent.message, intent.applicability, ()))
+            if (intent := violation.fix_intent) is not None
+            else violation
+            for violation in result.violations
+        ]
+    cache = _EditCache()
     return [
-        replace(violation, fix=_fix_for(violation, result, request)[0])
+        replace(violation, fix=_fix_for(violation, result, request, cache)[0])
         for violation in result.violations
     ]
 
 
-def _applicable(fix: Fix | None, request: FixRequest) -> bool:
-    return fix is not None and (fix.applicability is Applicability.SAFE or request.unsafe)
+@dataclass(frozen=True, slots=True)
+class _Round:
+    contents: dict[Path, tuple[str, str]]  # path -> (old text, new text)
+    fixed: int
+    problems: list[str]
 
 
-def _new_contents(
-    result: CheckResult, request: FixRequest
-) -> tuple[dict[Path, tuple[str, str]], int, list[str]]:
-    """path -> (old text, new text) for every applicable fix, grouped per file."""
+def _new_contents(result: CheckResult, request: FixRequest, blocked: frozenset[Path]) -> _Round:
+    """Every applicable fix, grouped per file so each file gets one consistent set of edits."""
+    cache = _EditCache(blocked)
     changes_by_file: dict[Path, list[KeyChange]] = defaultdict(list)
     fixed = 0
     problems: list[str] = []
     for violation in result.violations:
-        fix, placement, reason = _fix_for(violation, result, request)
-        if reason is not None:
-            problems.append(reason)
-        if not _applicable(fix, request):
+        intent = violation.fix_intent
+        if intent is None or not (intent.applicability is Applicability.SAFE or request.unsafe):
             continue
+        candidates = _place(violation, result, request.placement)
+        if len(candidates) == 1:
+            # No fallback to choose: the per-file pass below parses the file once for all.
+            placement = candidates[0]
+        else:
+            fix, placement, reason = _fix_for(violation, result, request, cache)
+            if reason is not None:
+                problems.append(reason)
+            if fix is None:
+                continue
         fixed += 1
         for path, changes in placement:
             changes_by_file[path].extend(changes)
     contents: dict[Path, tuple[str, str]] = {}
-    for path, changes in changes_by_file.items():
+    for path, file_changes in changes_by_file.items():
         old = _read(path)
         try:
-            edits = fix_engine.edits_for_file(path, old, _unique(changes))
-            new = fix_engine.apply_text_edits(old, edits)
+            new = fix_engine.apply_text_edits(old, cache.edits(path, _unique(file_changes)))
         except (fix_engine.FixNotApplicable, fix_engine.OverlappingEditsError) as error:
             problems.append(f"{path}: fixes not applied: {error}")
             continue
@@ -127,7 +169,7 @@ def _new_contents(
             continue
         if new != old:
             contents[path] = (old, new)
-    return contents, fixed, problems
+    return _Round(contents, fixed, problems)
 
 
 def _unique(changes: Sequence[KeyChange]) -> list[KeyChange]:
@@ -137,37 +179,69 @@ def _unique(changes: Sequence[KeyChange]) -> list[KeyChange]:
     return list(seen.values())
 
 
+def _shown(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def _diff(contents: dict[Path, tuple[str, str]]) -> str:
-    chunks = []
+    chunks: list[str] = []
     for path in sorted(contents):
         old, new = contents[path]
         chunks.extend(
             difflib.unified_diff(
                 old.splitlines(keepends=True),
                 new.splitlines(keepends=True),
-                fromfile=f"{path}",
-                tofile=f"{path}",
+                fromfile=f"a/{_shown(path)}",
+                tofile=f"b/{_shown(path)}",
             )
         )
     return "".join(chunks)
+
+
+def _broken_by(before: CheckResult, after: CheckResult, written: set[Path]) -> set[Path]:
+    """Written files behind configs that resolved before the round and no longer do.
+
+    A fix can be valid Python and still break a config that inherits the file: a new
+    top-level key that another base of the same config also defines is an MMEngine error.
+    """
+    culprits: set[Path] = set()
+    for config, resolved in before.resolved.items():
+        if config not in after.resolved:
+            culprits.update(written.intersection(resolved.files))
+    return culprits
 
 
 def fix_until_stable(
     request: CheckRequest, result: CheckResult, fix_request: FixRequest, *, write: bool
 ) -> FixOutcome:
     if not write:
-        contents, _, problems = _new_contents(result, fix_request)
-        return FixOutcome(result, 0, _diff(contents), tuple(problems))
+        planned = _new_contents(result, fix_request, frozenset())
+        return FixOutcome(result, 0, _diff(planned.contents), tuple(planned.problems))
     fixed_total = 0
-    all_problems: list[str] = []
+    problems: list[str] = []
+    blocked: set[Path] = set()
     for _round in range(MAX_ROUNDS):
-        contents, fixed, problems = _new_contents(result, fix_request)
-        all_problems.extend(problems)
-        if not contents:
-            return FixOutcome(result, fixed_total, "", tuple(dict.fromkeys(all_problems)))
-        for path, (_old, new) in contents.items():
+        planned = _new_contents(result, fix_request, frozenset(blocked))
+        problems.extend(planned.problems)
+        if not planned.contents:
+            return FixOutcome(result, fixed_total, "", tuple(dict.fromkeys(problems)))
+        for path, (_old, new) in planned.contents.items():
             fix_engine.write_atomic(path, new)
-        fixed_total += fixed
-        result = run_check(request, Loader())
-    all_problems.append(f"fixes did not converge after {MAX_ROUNDS} rounds; check the output")
-    return FixOutcome(result, fixed_total, "", tuple(dict.fromkeys(all_problems)))
+        after = run_check(request, Loader())
+        broken = _broken_by(result, after, set(planned.contents))
+        if broken:
+            for path in sorted(broken):
+                fix_engine.write_atomic(path, planned.contents[path][0])
+                problems.append(
+                    f"{path}: fix reverted: it made a config that inherits this file "
+                    "fail to resolve"
+                )
+            blocked.update(broken)
+            after = run_check(request, Loader())
+        fixed_total += planned.fixed
+        result = after
+    problems.append(f"fixes did not converge after {MAX_ROUNDS} rounds; check the output")
+    return FixOutcome(result, fixed_total, "", tuple(dict.fromkeys(problems)))

@@ -53,6 +53,12 @@ class _Targets:
         return self._registries[settings.source].get(name)
 
 
+def is_fragment(config: ResolvedConfig) -> bool:
+    """A config without a `model` (a TTA snippet, a dataset recipe) is never launched by
+    itself: it is checked through the configs that inherit it."""
+    return "model" not in config.root.entries
+
+
 def _inheritors(
     bases: Sequence[Path], resolved: dict[Path, ResolvedConfig], loader: Loader
 ) -> list[Path]:
@@ -97,6 +103,8 @@ def run_check(
     targets = _Targets()
     target_of: dict[Path, str] = {}
     for leaf, config in resolved.items():
+        if is_fragment(config):
+            continue
         settings = settings_for(leaf)
         try:
             name = target_name_for(leaf, request.cli_target)

@@ -127,8 +127,9 @@ RULE = Rule(
     why=(
         "`Runner.wrap_model` moves the model to `mmengine.device.get_device()`, which is "
         "`'cpu'` on a CPU host and on a T20 host (MMEngine does not know the GCU device), and "
-        "then builds the wrapper with `device_ids=[LOCAL_RANK]` unless the config says `device_ids=None`: "
-        "the default is applied with `setdefault`, so leaving the key out is not enough. "
+        "then builds the wrapper with `device_ids=[LOCAL_RANK]` unless the config says "
+        "`device_ids=None`: the default is applied with `setdefault`, so leaving the key out "
+        "is not enough. "
         "PyTorch's DDP refuses device ids for a CPU module, on every rank (seeds 000 and 001):"
         f"\n\n```\n{SEED_ERROR}\n```"
     ),

@@ -34,9 +34,7 @@ def _build(name: str, tree: dict[str, Any]) -> type[BaseModel]:
             annotation = sub.value_type()
             default = ... if sub.required else (sub.default if sub.has_default else None)
             fields[key] = (annotation, default)
-    model: type[BaseModel] = create_model(
-        name, __config__=ConfigDict(extra="allow"), **fields
-    )
+    model: type[BaseModel] = create_model(name, __config__=ConfigDict(extra="allow"), **fields)
     return model
 
 

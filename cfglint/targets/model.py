@@ -93,7 +93,7 @@ class KeyPolicy(BaseModel):
 
 def _same(left: object, right: object) -> bool:
     # True == 1 in Python, but `cudnn_benchmark=1` is not what a target file means by `true`.
-    return type(left) is type(right) and left == right or (
+    return (type(left) is type(right) and left == right) or (
         isinstance(left, int | float)
         and isinstance(right, int | float)
         and not isinstance(left, bool)
@@ -114,4 +114,7 @@ class TargetFile(BaseModel):
     device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
     mmengine_knows_device: bool
     extends: str | None = None
-    keys: dict[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")], KeyPolicy]
+    keys: dict[
+        Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")],
+        KeyPolicy,
+    ]

@@ -32,7 +32,9 @@ def _codes(tmp_path: Path, example: Example) -> set[str]:
 @pytest.mark.parametrize(
     ("rule", "example", "is_valid"),
     CASES,
-    ids=[f"{rule.code}-{'valid' if ok else 'invalid'}-{i}" for i, (rule, _, ok) in enumerate(CASES)],
+    ids=[
+        f"{rule.code}-{'valid' if ok else 'invalid'}-{i}" for i, (rule, _, ok) in enumerate(CASES)
+    ],
 )
 def test_example(tmp_path: Path, rule: Rule, example: Example, is_valid: bool) -> None:
     codes = _codes(tmp_path, example)

@@ -89,7 +89,10 @@ def test_noqa_grammar() -> None:
 
 
 def test_target_comment_only_in_comments() -> None:
-    assert directives.target_comment("x = '# cfglint: target=cpu'\n# cfglint: target=t20-gcu\n") == "t20-gcu"
+    assert (
+        directives.target_comment("x = '# cfglint: target=cpu'\n# cfglint: target=t20-gcu\n")
+        == "t20-gcu"
+    )
 
 
 @pytest.mark.parametrize(
@@ -103,5 +106,7 @@ def test_target_comment_only_in_comments() -> None:
         (("CL3",), (), "CL901", True),  # a config that cannot be resolved is always reported
     ],
 )
-def test_selection(select: tuple[str, ...], ignore: tuple[str, ...], code: str, wanted: bool) -> None:
+def test_selection(
+    select: tuple[str, ...], ignore: tuple[str, ...], code: str, wanted: bool
+) -> None:
     assert Selection(select, ignore).wants(code) is wanted

@@ -1,0 +1,59 @@
+"""`cfglint show [--key KEY ...] [--json] CONFIG ...`: resolved values and where they were set."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
+from cfglint.loader import Loader
+from cfglint.show import display_path, format_text, to_json
+from cfglint.types import LoadFailure
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="show resolved config values and the file:line that set them",
+        description="Resolve each config the way MMEngine would (without running it) and show "
+        "the value of each key, the file and line that set it, and the `_base_` chain.",
+    )
+    parser.add_argument("configs", nargs="+", type=Path, metavar="CONFIG")
+    parser.add_argument(
+        "--key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="dotted key to show, e.g. env_cfg.dist_cfg.backend (repeatable; default: all "
+        "top-level keys)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    loader = Loader()
+    failed = False
+    as_json: dict[str, object] = {}
+    texts: list[str] = []
+    for config in args.configs:
+        result = loader.load(config)
+        if isinstance(result, LoadFailure):
+            failed = True
+            for problem in result.problems:
+                span = problem.span
+                where = f"{display_path(span.path)}:{span.line}:{span.column}"
+                print(f"{where}: {problem.code} {problem.message}", file=sys.stderr)
+            continue
+        if args.json:
+            as_json[display_path(result.path)] = to_json(result, args.key)
+        else:
+            header = f"# {display_path(result.path)}\n" if len(args.configs) > 1 else ""
+            texts.append(header + format_text(result, args.key))
+    if args.json:
+        print(json.dumps(as_json, indent=2, ensure_ascii=False))
+    elif texts:
+        sys.stdout.write("\n".join(texts))
+    return EXIT_ERROR if failed else EXIT_CLEAN

@@ -1,0 +1,42 @@
+"""`cfglint dryrun --json`: the report for tools (schema in docs/dryrun.md)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from cfglint.dryrun.assess import DryRunReport
+from cfglint.dryrun.result import LostRank, RankOutcome
+
+REPORT_SCHEMA_VERSION = 1
+
+
+def _rank(outcome: RankOutcome, report: DryRunReport) -> dict[str, Any]:
+    if isinstance(outcome, LostRank):
+        return {
+            "rank": outcome.rank,
+            "status": "lost",
+            "reason": outcome.reason,
+            "log_tail": outcome.log_tail,
+        }
+    data = dataclasses.asdict(outcome)
+    data["status"] = "ok" if outcome.ok else "failed"
+    data["rules"] = [dataclasses.asdict(hit) for hit in report.rule_hits.get(outcome.rank, ())]
+    return data
+
+
+def render_json(report: DryRunReport) -> str:
+    document = {
+        "schema": REPORT_SCHEMA_VERSION,
+        "config": str(report.config),
+        "target": {"name": report.target.name, "device": report.target.device},
+        "world_size": report.world_size,
+        "launcher": report.launcher,
+        "ranks": [_rank(outcome, report) for outcome in report.outcomes],
+        "notes": list(report.notes),
+        "warnings": list(report.warnings),
+        "problems": list(report.problems),
+        "exit_code": report.exit_code,
+    }
+    return json.dumps(document, indent=2)

@@ -1,0 +1,105 @@
+"""Static, exact resolution of MMEngine configs, with an origin on every value.
+
+``Loader().load(path)`` gives what ``Config.fromfile(path, import_custom_modules=False)`` would,
+without running the config: see docs/configs.md for what is evaluated and what is unknown.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from cfglint.loader.problems import LoadError, file_span
+from cfglint.loader.resolve import FileResolution, reserved_key_problem, resolve_file
+from cfglint.types import LoadFailure, LoadProblem, LoadResult, ResolvedConfig, Span
+
+__all__ = ["Loader"]
+
+
+class _Failed:
+    """A memoised failure of one file (its bases' failures included)."""
+
+    __slots__ = ("error", "trail")
+
+    def __init__(self, error: LoadError, trail: tuple[Path, ...]) -> None:
+        self.error = error
+        self.trail = trail  # the files from this one down to the one that failed
+
+
+class _BaseFailedError(Exception):
+    def __init__(self, failed: _Failed) -> None:
+        super().__init__(failed.error.problem.message)
+        self.failed = failed
+
+
+class Loader:
+    """Resolves configs; reuse one Loader so shared bases are parsed and evaluated once."""
+
+    def __init__(self, environ: Mapping[str, str] | None = None) -> None:
+        self._environ: Mapping[str, str] = os.environ if environ is None else environ
+        self._memo: dict[Path, FileResolution | _Failed] = {}
+        self._in_progress: list[Path] = []
+
+    def load(self, path: Path) -> LoadResult:
+        absolute = Path(os.path.abspath(path))
+        # Resolution allocates many small acyclic objects; the cyclic collector would rescan the
+        # whole memo over and over (a third of the run time on the corpus), so it waits.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            outcome = self._resolve(absolute, is_leaf=True)
+        finally:
+            if collecting:
+                # What the memo holds lives as long as the Loader: keep the collector from
+                # rescanning it after every config (it cost more than the resolution itself).
+                gc.freeze()
+                gc.enable()
+        if isinstance(outcome, _Failed):
+            return LoadFailure(absolute, (self._problem_for(absolute, outcome),))
+        reserved = reserved_key_problem(absolute, outcome.root)
+        if reserved is not None:
+            return LoadFailure(absolute, (reserved.problem,))
+        return ResolvedConfig(absolute, outcome.root, outcome.files)
+
+    def _problem_for(self, leaf: Path, failed: _Failed) -> LoadProblem:
+        problem = failed.error.problem
+        if len(failed.trail) <= 1 or problem.span.path == leaf:
+            return problem
+        via = " -> ".join(path.name for path in failed.trail)
+        return LoadProblem(problem.code, f"{problem.message} (in a base of {via})", problem.span)
+
+    def _resolve(self, path: Path, is_leaf: bool) -> FileResolution | _Failed:
+        cached = self._memo.get(path)
+        if cached is not None:
+            return cached
+        self._in_progress.append(path)
+        try:
+            outcome: FileResolution | _Failed = resolve_file(
+                path, self._environ, self._resolve_base, is_leaf
+            )
+        except LoadError as error:
+            outcome = _Failed(error, (path,))
+        except _BaseFailedError as error:
+            outcome = _Failed(error.failed.error, (path, *error.failed.trail))
+        except RecursionError:
+            outcome = _Failed(
+                LoadError("CL902", "config too deeply nested to resolve", file_span(path)), (path,)
+            )
+        finally:
+            self._in_progress.pop()
+        # A leaf's lazy-config check differs from a base's: memoise bases only by their own role.
+        if not is_leaf or not isinstance(outcome, _Failed):
+            self._memo[path] = outcome
+        return outcome
+
+    def _resolve_base(self, path: Path, span: Span) -> FileResolution:
+        if path in self._in_progress:
+            start = self._in_progress.index(path)
+            cycle = " -> ".join(p.name for p in [*self._in_progress[start:], path])
+            raise LoadError("CL904", f"cyclic `_base_`: {cycle}", span)
+        outcome = self._resolve(path, is_leaf=False)
+        if isinstance(outcome, _Failed):
+            raise _BaseFailedError(outcome)
+        return outcome

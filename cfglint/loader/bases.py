@@ -1,0 +1,111 @@
+"""Where a ``_base_`` entry points: a path relative to the config, or ``pkg::path``.
+
+``pkg::`` bases are found the way MMEngine finds them (the package's ``.mim/configs``, or the
+file a ``model-index.yml`` metafile names), locating the package without importing it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import re
+from functools import cache
+from pathlib import Path
+
+from cfglint.loader.problems import LoadError
+from cfglint.types import Span
+
+# MMEngine's scope -> distribution table (``mmengine.config.utils.MODULE2PACKAGE``).
+SCOPE_PACKAGES = {
+    "mmcls": "mmcls",
+    "mmdet": "mmdet",
+    "mmdet3d": "mmdet3d",
+    "mmseg": "mmsegmentation",
+    "mmaction": "mmaction2",
+    "mmtrack": "mmtrack",
+    "mmpose": "mmpose",
+    "mmedit": "mmedit",
+    "mmocr": "mmocr",
+    "mmgen": "mmgen",
+    "mmfewshot": "mmfewshot",
+    "mmrazor": "mmrazor",
+    "mmflow": "mmflow",
+    "mmhuman3d": "mmhuman3d",
+    "mmrotate": "mmrotate",
+    "mmselfsup": "mmselfsup",
+    "mmyolo": "mmyolo",
+    "mmpretrain": "mmpretrain",
+    "mmagic": "mmagic",
+}
+
+
+def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None]:
+    """The base file's absolute path and its scope (the package name for ``pkg::`` bases)."""
+    if "::" not in entry:
+        return Path(os.path.abspath(os.path.join(os.path.dirname(config), entry))), None
+    scope = entry.partition("::")[0]
+    if re.match(r"\w*::\w*/\w*", entry) is None or entry.count("::") > 1:
+        raise LoadError(
+            "CL903", f"`{entry}`: a package base must look like `pkg::dir/file.py`", span
+        )
+    package = SCOPE_PACKAGES.get(scope)
+    if package is None:
+        raise LoadError("CL903", f"`{entry}`: MMEngine does not load configs of `{scope}`", span)
+    package_dir = installed_package_dir(package)
+    if package_dir is None:
+        raise LoadError(
+            "CL903",
+            f"`{entry}`: package `{package}` is not installed (pip install {package})",
+            span,
+        )
+    relative = entry.split("::")[1]
+    named = _metafile_configs(package_dir).get(relative.split(".")[0])
+    target = package_dir / named if named else package_dir / ".mim" / "configs" / relative
+    if not target.is_file():
+        raise LoadError("CL903", f"`{entry}`: {target} does not exist", span)
+    return Path(os.path.abspath(target)), scope
+
+
+@cache
+def installed_package_dir(package: str) -> Path | None:
+    """The package's folder, from its distribution metadata or the import path; never imported."""
+    try:
+        distribution = importlib.metadata.distribution(package)
+    except importlib.metadata.PackageNotFoundError:
+        distribution = None
+    if distribution is not None:
+        top_level = (distribution.read_text("top_level.txt") or "").split()
+        module = top_level[0] if top_level else package
+        located = Path(str(distribution.locate_file(module)))
+        if located.is_dir():
+            return located
+    spec = importlib.util.find_spec(package) if "." not in package else None
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent
+
+
+_IMPORT_LINE = re.compile(r"^\s*-\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+_CONFIG_LINE = re.compile(r"^[\s-]*Config:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+
+
+@cache
+def _metafile_configs(package_dir: Path) -> dict[str, str]:
+    """Config name -> path (relative to the package) from the package's ``.mim`` metafiles.
+
+    The metafiles are scanned for their ``Config:`` entries rather than parsed as YAML: a full
+    parse of a package's ~500 metafiles costs seconds, and only these scalar lines matter.
+    """
+    index = package_dir / ".mim" / "model-index.yml"
+    configs: dict[str, str] = {}
+    try:
+        imports = _IMPORT_LINE.findall(index.read_text("utf-8"))
+        for meta in imports:
+            text = (package_dir / ".mim" / meta).read_text("utf-8")
+            for config in _CONFIG_LINE.findall(text):
+                # MMEngine keys by the name with its extension but looks up without one.
+                configs.setdefault(config.partition("/")[-1], config)
+    except (OSError, UnicodeDecodeError):
+        return configs
+    return configs

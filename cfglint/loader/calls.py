@@ -1,0 +1,333 @@
+"""Calls: pure builtins, ``copy.deepcopy``, and the dict/list/str methods of config data.
+
+A call cfglint does not evaluate may change the config data passed to it, so those arguments
+are marked unknown (poisoned) before the call itself becomes unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from cfglint.loader.builtins_table import (
+    PURE_BUILTINS,
+    PURE_MODULE_FUNCTIONS,
+    STR_METHODS,
+    TYPE_NAMES,
+)
+from cfglint.loader.values import (
+    Opaque,
+    UnknowableError,
+    Val,
+    VDict,
+    VList,
+    as_config_dict,
+    deep_copy,
+    thaw,
+    to_py,
+)
+from cfglint.types import DictNode, ScalarNode, SequenceNode, UnknownNode
+
+if TYPE_CHECKING:
+    from cfglint.loader.expressions import ExpressionEvaluator
+
+
+class Arguments:
+    def __init__(self, positional: list[Val], keywords: dict[str, Val]) -> None:
+        self.positional = positional
+        self.keywords = keywords
+
+    def all_values(self) -> list[Val]:
+        return [*self.positional, *self.keywords.values()]
+
+
+def _arguments(evaluator: ExpressionEvaluator, node: ast.Call) -> Arguments:
+    positional = evaluator.sequence_items(node.args)
+    keywords: dict[str, Val] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            entries = evaluator.mapping_entries(evaluator.evaluate(keyword.value))
+            keywords.update({str(key): value for key, value in entries.items()})
+        else:
+            keywords[keyword.arg] = evaluator.item(keyword.value)
+    return Arguments(positional, keywords)
+
+
+def poison(value: Val, unknown: UnknownNode) -> None:
+    if isinstance(value, VDict | VList) and value.poison is None:
+        value.poison = unknown
+
+
+def evaluate_call(evaluator: ExpressionEvaluator, node: ast.Call) -> Val:
+    function = evaluator.evaluate(node.func)
+    arguments = _arguments(evaluator, node)
+    try:
+        try:
+            return _dispatch(evaluator, node, function, arguments)
+        except (ValueError, TypeError, AssertionError, IndexError, KeyError) as error:
+            raise UnknowableError(f"bad arguments: {type(error).__name__}: {error}") from None
+    except UnknowableError as error:
+        if not (isinstance(function, Opaque) and function.kind in ("builtin", "method")):
+            unknown = evaluator.unknown(node, error.reason)
+            for value in arguments.all_values():
+                poison(value, unknown)
+        raise
+
+
+def _dispatch(
+    evaluator: ExpressionEvaluator, node: ast.Call, function: Val, arguments: Arguments
+) -> Val:
+    if not isinstance(function, Opaque):
+        raise UnknowableError("calling something that is not a function")
+    if function.kind == "builtin":
+        return _builtin(evaluator, node, function.name, arguments)
+    if function.kind == "method":
+        return _method(evaluator, node, function.bound, function.name, arguments)
+    if function.kind in ("module", "import"):
+        if function.name in ("copy.deepcopy", "copy.copy"):
+            (value,) = arguments.positional
+            copier = deep_copy if function.name == "copy.deepcopy" else _shallow_copy
+            return copier(value)
+        pure = PURE_MODULE_FUNCTIONS.get(function.name)
+        if pure is not None:
+            return _pure_call(evaluator, node, pure, arguments)
+    raise UnknowableError(f"call to `{function.name}`, which cfglint does not run")
+
+
+def _pure_call(
+    evaluator: ExpressionEvaluator, node: ast.Call, function: object, arguments: Arguments
+) -> Val:
+    positional = [to_py(value) for value in arguments.positional]
+    keywords = {key: to_py(value) for key, value in arguments.keywords.items()}
+    assert callable(function)
+    return evaluator._computed(node, lambda: function(*positional, **keywords))
+
+
+def _shallow_copy(value: Val) -> Val:
+    if isinstance(value, DictNode | SequenceNode):
+        value = thaw(value)
+    if isinstance(value, VDict):
+        return VDict(dict(value.entries), value.origin, value.config_dict)
+    if isinstance(value, VList):
+        return VList(list(value.items), value.is_tuple, value.origin)
+    return value
+
+
+def _builtin(
+    evaluator: ExpressionEvaluator, node: ast.Call, name: str, arguments: Arguments
+) -> Val:
+    origin = evaluator.origin(node)
+    positional = arguments.positional
+    if name == "dict":
+        entries: dict[object, Val] = {}
+        if positional:
+            (source,) = positional
+            if isinstance(source, VDict | DictNode):
+                entries.update(evaluator.mapping_entries(source))
+            else:
+                for pair in evaluator.iterate(source):
+                    key, value = evaluator.iterate(pair)
+                    entries[to_py(key)] = value
+        entries.update(arguments.keywords)
+        return VDict(entries, origin)
+    if name in ("list", "tuple"):
+        items = evaluator.iterate(positional[0]) if positional else []
+        return VList(items, name == "tuple", origin)
+    if name == "len":
+        (value,) = positional
+        return ScalarNode(len(evaluator.iterate(value)), origin)
+    if name in ("zip", "enumerate", "reversed"):
+        return VList(_pairs(evaluator, name, arguments, origin), False, origin)
+    if name == "isinstance":
+        value, kinds = positional
+        return ScalarNode(isinstance(to_py(value), _types(kinds)), origin)
+    if name == "print":
+        return ScalarNode(None, origin)
+    if name in ("iter",):
+        return VList(evaluator.iterate(positional[0]), False, origin)
+    pure = PURE_BUILTINS.get(name)
+    if pure is None:
+        raise UnknowableError(f"call to `{name}`, which cfglint does not run")
+    return _pure_call(evaluator, node, pure, arguments)
+
+
+def _pairs(
+    evaluator: ExpressionEvaluator, name: str, arguments: Arguments, origin: object
+) -> list[Val]:
+    from cfglint.types import Origin
+
+    assert isinstance(origin, Origin)
+    if name == "reversed":
+        return list(reversed(evaluator.iterate(arguments.positional[0])))
+    if name == "enumerate":
+        start = to_py(arguments.keywords["start"]) if "start" in arguments.keywords else 0
+        if len(arguments.positional) > 1:
+            start = to_py(arguments.positional[1])
+        assert isinstance(start, int)
+        items = evaluator.iterate(arguments.positional[0])
+        return [
+            VList([ScalarNode(start + index, origin), item], True, origin)
+            for index, item in enumerate(items)
+        ]
+    columns = [evaluator.iterate(value) for value in arguments.positional]
+    return [VList(list(row), True, origin) for row in zip(*columns, strict=False)]
+
+
+def _types(kinds: Val) -> type | tuple[type, ...]:
+    if isinstance(kinds, VList):
+        return tuple(t for item in kinds.items for t in _as_tuple(_types(item)))
+    if isinstance(kinds, Opaque) and kinds.kind == "builtin" and kinds.name in TYPE_NAMES:
+        return TYPE_NAMES[kinds.name]
+    raise UnknowableError("isinstance() with a type cfglint does not know")
+
+
+def _as_tuple(kinds: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kinds if isinstance(kinds, tuple) else (kinds,)
+
+
+_MISSING = object()
+
+
+def _method(
+    evaluator: ExpressionEvaluator, node: ast.Call, owner: object, name: str, arguments: Arguments
+) -> Val:
+    if isinstance(owner, VDict):
+        return _dict_method(evaluator, node, owner, name, arguments)
+    if isinstance(owner, VList):
+        return _list_method(evaluator, node, owner, name, arguments)
+    if isinstance(owner, ScalarNode) and name in STR_METHODS:
+        bound = getattr(owner.value, name)
+        return _pure_call(evaluator, node, bound, arguments)
+    raise UnknowableError(f"method `{name}` is not evaluated")
+
+
+def _dict_method(
+    evaluator: ExpressionEvaluator, node: ast.Call, owner: VDict, name: str, arguments: Arguments
+) -> Val:
+    origin = evaluator.origin(node)
+    args = arguments.positional
+    if owner.poison is not None:
+        raise UnknowableError(owner.poison.reason, owner.poison)
+    if name == "get":
+        key = to_py(args[0])
+        if key in owner.entries:
+            return owner.child(key)
+        return args[1] if len(args) > 1 else ScalarNode(None, origin)
+    if name == "pop":
+        key = to_py(args[0])
+        if key in owner.entries:
+            value = owner.child(key)
+            del owner.entries[key]
+            return value
+        if len(args) > 1:
+            return args[1]
+        if owner.config_dict:  # ConfigDict.pop defaults to None
+            return ScalarNode(None, origin)
+        raise UnknowableError(f"pop of a missing key {key!r} raises KeyError")
+    if name == "setdefault":
+        key = to_py(args[0])
+        if key not in owner.entries:
+            default = args[1] if len(args) > 1 else ScalarNode(None, origin)
+            owner.entries[key] = as_config_dict(default) if owner.config_dict else default
+        return owner.child(key)
+    if name == "update":
+        other: dict[object, Val] = {}
+        if args:
+            other.update(_update_source(evaluator, args[0]))
+        other.update(arguments.keywords)
+        _update(owner, other)
+        return ScalarNode(None, origin)
+    if name == "copy":
+        return _shallow_copy(owner)
+    if name in ("keys", "values", "items"):
+        keys = list(owner.entries)
+        if name == "keys":
+            return VList([ScalarNode(key, owner.origin) for key in keys], False, origin)
+        if name == "values":
+            return VList([owner.child(key) for key in keys], False, origin)
+        return VList(
+            [
+                VList([ScalarNode(key, owner.origin), owner.child(key)], True, origin)
+                for key in keys
+            ],
+            False,
+            origin,
+        )
+    if name == "clear":
+        owner.entries.clear()
+        return ScalarNode(None, origin)
+    if name == "to_dict":
+        return deep_copy(owner)
+    raise UnknowableError(f"dict method `{name}` is not evaluated")
+
+
+def _update_source(evaluator: ExpressionEvaluator, source: Val) -> dict[object, Val]:
+    if isinstance(source, VDict | DictNode):
+        return evaluator.mapping_entries(source)
+    pairs: dict[object, Val] = {}
+    for pair in evaluator.iterate(source):
+        key, value = evaluator.iterate(pair)
+        pairs[to_py(key)] = value
+    return pairs
+
+
+def _update(owner: VDict, other: dict[object, Val]) -> None:
+    """``dict.update``; on a ConfigDict MMEngine merges nested dicts recursively."""
+    for key, value in other.items():
+        if not owner.config_dict:
+            owner.entries[key] = value
+            continue
+        current = owner.child(key) if key in owner.entries else None
+        if isinstance(current, VDict) and isinstance(value, VDict | DictNode):
+            if isinstance(value, DictNode):
+                value = thaw(value)
+            assert isinstance(value, VDict)
+            _update(current, dict(value.entries))
+        else:
+            owner.entries[key] = as_config_dict(value)
+
+
+def _list_method(
+    evaluator: ExpressionEvaluator, node: ast.Call, owner: VList, name: str, arguments: Arguments
+) -> Val:
+    origin = evaluator.origin(node)
+    args = arguments.positional
+    if owner.poison is not None:
+        raise UnknowableError(owner.poison.reason, owner.poison)
+    if owner.is_tuple and name not in ("index", "count"):
+        raise UnknowableError(f"tuple has no method `{name}`")
+    if name == "append":
+        owner.items.append(args[0])
+    elif name == "extend":
+        owner.items.extend(evaluator.iterate(args[0]))
+    elif name == "insert":
+        index = to_py(args[0])
+        assert isinstance(index, int)
+        owner.items.insert(index, args[1])
+    elif name == "pop":
+        index = to_py(args[0]) if args else -1
+        if not isinstance(index, int) or not owner.items:
+            raise UnknowableError("pop from an empty list or with a bad index")
+        value = owner.child(index if index >= 0 else len(owner.items) + index)
+        del owner.items[index]
+        return value
+    elif name in ("remove", "index", "count"):
+        target = to_py(args[0])
+        plain = [to_py(item) for item in owner.items]
+        if name == "count":
+            return ScalarNode(plain.count(target), origin)
+        if target not in plain:
+            raise UnknowableError(f"{target!r} is not in the list")
+        position = plain.index(target)
+        if name == "index":
+            return ScalarNode(position, origin)
+        del owner.items[position]
+    elif name == "copy":
+        return VList(list(owner.items), False, owner.origin)
+    elif name == "clear":
+        owner.items.clear()
+    elif name == "reverse":
+        owner.items.reverse()
+    else:
+        raise UnknowableError(f"list method `{name}` is not evaluated")
+    return ScalarNode(None, origin)

@@ -1,0 +1,60 @@
+"""MMEngine's text placeholders: ``{{ fileDirname }}`` and friends, and ``{{$ENV:default}}``.
+
+MMEngine substitutes them in the file's text before running it; cfglint applies the same
+patterns to the string literals (and bare ``{{'$X:1'}}`` forms) it evaluates.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+_ENV_PATTERN = re.compile(r"\{\{['\"]?\s*\$(\w+)\s*\:\s*(\S*?)\s*['\"]?\}\}")
+_PREDEFINED_PATTERN = re.compile(
+    r"\{\{\s*(fileDirname|fileBasename|fileBasenameNoExtension|fileExtname)\s*\}\}"
+)
+
+
+class MissingEnvError(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+@dataclass(frozen=True, slots=True)
+class Substituted:
+    text: str
+    env_dependent: bool
+
+
+def predefined_values(path: Path) -> dict[str, str]:
+    name = path.name
+    return {
+        "fileDirname": os.path.dirname(str(path)).replace("\\", "/"),
+        "fileBasename": name,
+        "fileBasenameNoExtension": os.path.splitext(name)[0],
+        "fileExtname": os.path.splitext(str(path))[1],
+    }
+
+
+def substitute(text: str, predefined: Mapping[str, str], environ: Mapping[str, str]) -> Substituted:
+    """``text`` with placeholders replaced; raises MissingEnvError like MMEngine's KeyError."""
+    if "{{" not in text:
+        return Substituted(text, False)
+    text = _PREDEFINED_PATTERN.sub(lambda match: predefined[match.group(1)], text)
+    env_dependent = False
+
+    def env_value(match: re.Match[str]) -> str:
+        nonlocal env_dependent
+        name, default = match.group(1), match.group(2)
+        env_dependent = True
+        value = environ.get(name, default)
+        if not value:
+            raise MissingEnvError(name)
+        return value
+
+    text = _ENV_PATTERN.sub(env_value, text)
+    return Substituted(text, env_dependent)

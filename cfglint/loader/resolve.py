@@ -1,0 +1,219 @@
+"""One file's resolution: its bases merged, its own code evaluated, the result merged over them.
+
+Mirrors MMEngine 0.10.7's ``Config._file2dict`` step by step. Results are memoised per file by
+:class:`cfglint.loader.Loader`; chains in a file's result start at that file.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from cfglint.loader.bases import resolve_base
+from cfglint.loader.datafile import load_data_file
+from cfglint.loader.merge import apply_scope, merge_into
+from cfglint.loader.placeholders import predefined_values
+from cfglint.loader.problems import LoadError, fail
+from cfglint.loader.pyfile import base_assignment, config_style
+from cfglint.loader.rebase import RebasedEntries
+from cfglint.loader.source import SourceText, read_config_text
+from cfglint.loader.statements import StatementRunner
+from cfglint.loader.values import Opaque, UnknowableError, Val, VDict, freeze, to_py
+from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, Span
+
+DEPRECATION_KEY = "_deprecation_"
+# `_base_` as a name in code (`_base_.x`, `{{_base_.x}}`), not in `_base_ = ...` or a base path.
+_BASE_USE = re.compile(r"(?<![\w/.])_base_(?![\w/])(?!\s*=[^=])")
+
+
+@dataclass(frozen=True, slots=True)
+class FileResolution:
+    root: DictNode
+    files: tuple[Path, ...]
+
+
+ResolveBase = Callable[[Path, Span], FileResolution]
+
+
+def file_origin(path: Path) -> Origin:
+    return Origin(Span(path, 1, 1, 1, 1), (path,))
+
+
+def resolve_file(
+    path: Path, environ: Mapping[str, str], resolve_base_file: ResolveBase, is_leaf: bool
+) -> FileResolution:
+    text = read_config_text(path)
+    tree: ast.Module | None = None
+    lazy = False
+    data: DictNode | None = None
+    if path.suffix == ".py":
+        tree = _parse(path, text)
+        style = config_style(tree, text)
+        if style == "bad-with":
+            raise fail("CL905", "only `with read_base():` may be used in a config (MMEngine)", path)
+        lazy = style == "lazy"
+        if lazy and (not is_leaf or any(isinstance(node, ast.With) for node in ast.walk(tree))):
+            if not is_leaf:
+                raise fail(
+                    "CL902",
+                    "a lazy-import config (`read_base()` or non-stdlib imports) cannot be the "
+                    "`_base_` of a plain config (MMEngine refuses the mix)",
+                    path,
+                )
+            raise fail(
+                "CL902",
+                "lazy-import config (`with read_base():`): cfglint does not resolve these yet",
+                path,
+            )
+        entries = [] if lazy else _base_entries_py(path, text, tree, environ)
+    else:
+        data = load_data_file(path, text)
+        entries = _base_entries_data(path, data)
+
+    base_entries: dict[object, ConfigNode] = {}
+    base_owner: dict[object, Path] = {}
+    files: list[Path] = [path]
+    seen = {path}
+    for entry, span in entries:
+        base_path, scope = resolve_base(entry, path, span)
+        if not os.path.lexists(base_path):
+            raise LoadError("CL903", f"`_base_` file not found: {entry} ({base_path})", span)
+        resolution = resolve_base_file(base_path, span)
+        files.extend(file for file in resolution.files if file not in seen)
+        seen.update(resolution.files)
+        for key in resolution.root.entries:
+            if key in base_entries:
+                raise LoadError(
+                    "CL905",
+                    f"key `{key}` is defined in two bases, {base_owner[key].name} and "
+                    f"{base_path.name}; MMEngine does not allow duplicate keys among bases",
+                    span,
+                )
+            base_owner[key] = base_path
+        root = resolution.root
+        if scope is not None:
+            scoped = apply_scope(root, scope, has_scope=True)
+            assert isinstance(scoped, DictNode)
+            root = scoped
+        base_entries.update(root.entries)
+
+    # Chains are re-rooted at this file only when something reaches an entry (see rebase.py).
+    base_view: Mapping[object, ConfigNode] = RebasedEntries(base_entries, (path,))
+    if tree is not None:
+        own, base_view = _evaluate_py(path, text, tree, base_view, environ, lazy)
+    else:
+        assert data is not None
+        own = {key: value for key, value in data.entries.items()}
+    own.pop(DEPRECATION_KEY, None)
+    own.pop("_base_", None)
+    own = {key: value for key, value in own.items() if not _dunder(key)}
+    merged = merge_into(own, base_view)
+    return FileResolution(DictNode(merged, file_origin(path)), tuple(files))
+
+
+def _dunder(key: object) -> bool:
+    return isinstance(key, str) and key.startswith("__")
+
+
+def _parse(path: Path, text: str) -> ast.Module:
+    try:
+        return ast.parse(text, filename=str(path))
+    except SyntaxError as error:
+        line = error.lineno or 1
+        column = error.offset or 1
+        raise fail("CL901", f"syntax error: {error.msg}", path, line, column) from None
+    except ValueError as error:  # null bytes
+        raise fail("CL901", f"syntax error: {error}", path) from None
+
+
+def _base_entries_py(
+    path: Path, text: str, tree: ast.Module, environ: Mapping[str, str]
+) -> list[tuple[str, Span]]:
+    assignment = base_assignment(tree)
+    if assignment is None:
+        return []
+    source = SourceText(path, text)
+    runner = StatementRunner(
+        source, (path,), VDict({}, file_origin(path)), environ, predefined_values(path)
+    )
+    runner.namespace.clear()
+    span = source.span(assignment.value)
+    try:
+        value = to_py(runner.evaluate(assignment.value))
+    except UnknowableError as error:
+        raise LoadError(
+            "CL903", f"`_base_` cannot be read statically: {error.reason}", span
+        ) from None
+    return _as_entries(value, span, path)
+
+
+def _base_entries_data(path: Path, data: DictNode) -> list[tuple[str, Span]]:
+    node = data.entries.get("_base_")
+    if node is None:
+        return []
+    try:
+        from cfglint.types import to_python
+
+        value = to_python(node)
+    except ValueError:
+        value = None
+    return _as_entries(value, node.origin.span, path)
+
+
+def _as_entries(value: object, span: Span, path: Path) -> list[tuple[str, Span]]:
+    values = value if isinstance(value, list) else [value]
+    if not all(isinstance(entry, str) for entry in values):
+        raise LoadError("CL903", "`_base_` must be a path or a list of paths", span)
+    return [(str(entry), span) for entry in values]
+
+
+def _evaluate_py(
+    path: Path,
+    text: str,
+    tree: ast.Module,
+    base_view: Mapping[object, ConfigNode],
+    environ: Mapping[str, str],
+    lazy: bool,
+) -> tuple[dict[object, ConfigNode], Mapping[object, ConfigNode]]:
+    """The file's own keys, and its bases after the code ran (it may change ``_base_``).
+
+    A lazy-import config without ``read_base()`` (a script-like file) keeps its functions, as
+    MMEngine's lazy path does; imported names are dropped in both modes.
+    """
+    # Only a file that names `_base_` can read or change its bases: the others never thaw them.
+    uses_base = "_base_." in text or "_base_[" in text or _BASE_USE.search(text) is not None
+    thawed: dict[object, Val] = dict(base_view) if uses_base else {}
+    base = VDict(thawed, file_origin(path), config_dict=True)
+    runner = StatementRunner(
+        SourceText(path, text), (path,), base, environ, predefined_values(path)
+    )
+    runner.run(tree.body)
+    own: dict[object, ConfigNode] = {}
+    for name, value in runner.namespace.items():
+        if name == "_base_" or name.startswith("__"):
+            continue
+        dropped = ("module", "import") if lazy else ("module", "import", "function")
+        if isinstance(value, Opaque) and value.kind in dropped:
+            continue  # MMEngine drops modules and functions; cfglint cannot tell an imported class
+        own[name] = freeze(value)
+    if not uses_base:
+        return own, base_view
+    after = freeze(base)
+    assert isinstance(after, DictNode)
+    return own, after.entries
+
+
+def reserved_key_problem(path: Path, root: DictNode) -> LoadError | None:
+    for key in ("filename", "text", "pretty_text", "env_variables"):
+        if key in root.entries:
+            node = root.entries[key]
+            return LoadError("CL905", f"`{key}` is reserved by MMEngine's Config", node.origin.span)
+    return None
+
+
+def is_scalar(node: ConfigNode) -> bool:
+    return isinstance(node, ScalarNode)

@@ -1,0 +1,181 @@
+"""Mutable values used while evaluating one config file, and their conversion to the frozen tree.
+
+A file's own code may mutate its data (``model.update(...)``, ``pipeline.append(...)``), and
+Python aliasing must hold (``cfg = _base_.model; cfg.depth = 101`` changes ``_base_.model``), so
+evaluation works on mutable :class:`VDict`/:class:`VList`. Frozen nodes from ``types.py`` (the
+memoised results of base files) are thawed one level at a time, only where code reaches into them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, SequenceNode, UnknownNode
+
+
+class VDict:
+    """A dict being built. ``config_dict`` marks MMEngine ``ConfigDict`` semantics (from bases)."""
+
+    __slots__ = ("config_dict", "entries", "origin", "poison")
+
+    def __init__(self, entries: dict[object, Val], origin: Origin, config_dict: bool = False):
+        self.entries = entries
+        self.origin = origin
+        self.config_dict = config_dict
+        # Set when code we cannot evaluate changed this dict: the whole dict becomes unknown.
+        self.poison: UnknownNode | None = None
+
+    def child(self, key: object) -> Val:
+        value = self.entries[key]
+        if isinstance(value, DictNode | SequenceNode):
+            value = thaw(value)
+            self.entries[key] = value
+        return value
+
+
+class VList:
+    __slots__ = ("is_tuple", "items", "origin", "poison")
+
+    def __init__(self, items: list[Val], is_tuple: bool, origin: Origin):
+        self.items = items
+        self.is_tuple = is_tuple
+        self.origin = origin
+        self.poison: UnknownNode | None = None
+
+    def child(self, index: int) -> Val:
+        value = self.items[index]
+        if isinstance(value, DictNode | SequenceNode):
+            value = thaw(value)
+            self.items[index] = value
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A value that is not config data: a module, a function, a builtin, a range object.
+
+    ``name`` is the qualified name for modules, imported names and builtins (``os.path``,
+    ``copy.deepcopy``, ``len``); ``py`` holds a plain Python object when one is known.
+    """
+
+    kind: str  # "module", "import", "builtin", "function", "class", "method", "object"
+    name: str
+    origin: Origin
+    py: object = None
+    bound: object = None  # the receiver of a method
+
+
+Val = ScalarNode | UnknownNode | DictNode | SequenceNode | VDict | VList | Opaque
+
+
+def thaw(node: DictNode | SequenceNode) -> VDict | VList:
+    """One level of a frozen node as a mutable value (children stay frozen until reached)."""
+    if isinstance(node, DictNode):
+        return VDict(dict(node.entries), node.origin, config_dict=True)
+    return VList(list(node.items), node.is_tuple, node.origin)
+
+
+def freeze(value: Val) -> ConfigNode:
+    if isinstance(value, VDict):
+        if value.poison is not None:
+            return value.poison
+        return DictNode({key: freeze(item) for key, item in value.entries.items()}, value.origin)
+    if isinstance(value, VList):
+        if value.poison is not None:
+            return value.poison
+        return SequenceNode(
+            tuple(freeze(item) for item in value.items), value.is_tuple, value.origin
+        )
+    if isinstance(value, Opaque):
+        return UnknownNode(value.name, f"not config data ({value.kind})", value.origin)
+    return value
+
+
+def origin_of(value: Val) -> Origin:
+    return value.origin
+
+
+class UnknowableError(Exception):
+    """Evaluation reached something cfglint does not evaluate statically."""
+
+    def __init__(self, reason: str, node: UnknownNode | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.node = node
+
+
+class DefiniteError(UnknowableError):
+    """Every input is known and the operation fails: MMEngine would stop on it too."""
+
+
+def to_py(value: Val) -> object:
+    """The plain Python value, for pure computations. Raises UnknowableError on unknowns."""
+    if isinstance(value, ScalarNode):
+        return value.value
+    if isinstance(value, VDict):
+        if value.poison is not None:
+            raise UnknowableError(value.poison.reason, value.poison)
+        return {key: to_py(item) for key, item in value.entries.items()}
+    if isinstance(value, VList):
+        if value.poison is not None:
+            raise UnknowableError(value.poison.reason, value.poison)
+        items = [to_py(item) for item in value.items]
+        return tuple(items) if value.is_tuple else items
+    if isinstance(value, DictNode):
+        return {key: to_py(item) for key, item in value.entries.items()}
+    if isinstance(value, SequenceNode):
+        seq = [to_py(item) for item in value.items]
+        return tuple(seq) if value.is_tuple else seq
+    if isinstance(value, UnknownNode):
+        raise UnknowableError(value.reason, value)
+    if value.kind == "object":
+        return value.py
+    raise UnknowableError(f"`{value.name}` is not config data")
+
+
+_SCALARS = (type(None), bool, int, float, str, bytes, complex)
+
+
+def from_py(obj: object, origin: Origin) -> Val:
+    """Wrap a computed Python value; every node gets the origin of the computing expression."""
+    if isinstance(obj, _SCALARS):
+        return ScalarNode(obj, origin)
+    if isinstance(obj, dict):
+        return VDict({key: from_py(item, origin) for key, item in obj.items()}, origin)
+    if isinstance(obj, list | tuple):
+        return VList([from_py(item, origin) for item in obj], isinstance(obj, tuple), origin)
+    return Opaque("object", type(obj).__name__, origin, py=obj)
+
+
+def deep_copy(value: Val) -> Val:
+    """``copy.deepcopy`` of config data: containers copied, frozen nodes shared (immutable)."""
+    if isinstance(value, VDict):
+        copied = VDict(
+            {key: deep_copy(item) for key, item in value.entries.items()},
+            value.origin,
+            value.config_dict,
+        )
+        copied.poison = value.poison
+        return copied
+    if isinstance(value, VList):
+        items = VList([deep_copy(item) for item in value.items], value.is_tuple, value.origin)
+        items.poison = value.poison
+        return items
+    return value
+
+
+def as_config_dict(value: Val) -> Val:
+    """MMEngine's ``ConfigDict._hook``: a plain dict stored into a ConfigDict is converted."""
+    if isinstance(value, VDict) and not value.config_dict:
+        converted = VDict(
+            {key: as_config_dict(item) for key, item in value.entries.items()},
+            value.origin,
+            config_dict=True,
+        )
+        converted.poison = value.poison
+        return converted
+    if isinstance(value, VList):
+        items = VList([as_config_dict(item) for item in value.items], value.is_tuple, value.origin)
+        items.poison = value.poison
+        return items
+    return value

@@ -1,0 +1,80 @@
+"""Helpers every format shares: paths as shown, ordering, which fixes apply."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from cfglint import __version__
+from cfglint.report.context import ReportContext
+from cfglint.types import Applicability, Fix, Violation
+
+TOOL_NAME = "cfglint"
+TOOL_VERSION = __version__
+TOOL_URL = "https://cfglint.readthedocs.io/"
+# Base-file findings name at most this many leaf configs in human-facing output.
+MAX_CONFIGS_SHOWN = 3
+
+
+def absolute_path(path: Path, context: ReportContext) -> Path:
+    """The path made absolute against the report's cwd, with `..` folded (symlinks kept)."""
+    joined = path if path.is_absolute() else context.cwd / path
+    return Path(os.path.normpath(joined))
+
+
+def display_path(path: Path, context: ReportContext) -> str:
+    """Relative to the cwd when under it, absolute otherwise; POSIX separators either way."""
+    absolute = absolute_path(path, context)
+    try:
+        return absolute.relative_to(absolute_path(context.cwd, context)).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def sorted_violations(violations: Sequence[Violation], context: ReportContext) -> list[Violation]:
+    def key(violation: Violation) -> tuple[str, int, int, str, str, str]:
+        span = violation.span
+        return (
+            display_path(span.path, context),
+            span.line,
+            span.column,
+            violation.code,
+            violation.target or "",
+            violation.message,
+        )
+
+    return sorted(violations, key=key)
+
+
+def is_base_finding(violation: Violation, context: ReportContext) -> bool:
+    """True when the finding is reported for configs other than the file it sits in."""
+    here = absolute_path(violation.path, context)
+    configs = [absolute_path(config, context) for config in violation.configs]
+    return bool(configs) and configs != [here]
+
+
+def applies_to_note(violation: Violation, context: ReportContext) -> str:
+    """`applies to 3 configs: a.py, b.py, c.py` (long lists shortened)."""
+    names = [display_path(config, context) for config in violation.configs]
+    shown = names[:MAX_CONFIGS_SHOWN]
+    rest = len(names) - len(shown)
+    listing = ", ".join(shown) + (f" and {rest} more" if rest else "")
+    noun = "config" if len(names) == 1 else "configs"
+    return f"applies to {len(names)} {noun}: {listing}"
+
+
+def fix_is_applicable(fix: Fix | None, context: ReportContext) -> bool:
+    """Whether `--fix` applies it in this run: safe fixes, and unsafe ones with --unsafe-fixes."""
+    if fix is None:
+        return False
+    return fix.applicability is Applicability.SAFE or context.unsafe_fixes
+
+
+def fix_is_hidden(fix: Fix | None, context: ReportContext) -> bool:
+    """An unsafe fix that only --unsafe-fixes would apply."""
+    return fix is not None and not fix_is_applicable(fix, context)
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"

@@ -1,0 +1,24 @@
+"""What every renderer needs besides the violations: where paths are shown from, rule docs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from cfglint.types import RuleInfo
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    # Paths under it are shown relative to it (ruff style), with POSIX separators.
+    cwd: Path
+    # code -> RuleInfo for every code that appears in the violations.
+    rules: Mapping[str, RuleInfo]
+    # Text only; the caller decides (a terminal, and NO_COLOR unset).
+    color: bool
+    # How many fixes were applied in this run (text summary).
+    fixed_count: int = 0
+    show_fix_hints: bool = True
+    # With --unsafe-fixes, unsafe fixes count as applicable ones instead of hidden ones.
+    unsafe_fixes: bool = False

@@ -1,0 +1,178 @@
+"""``cfglint show``: the resolved value of config keys and where each was set (a config blame)."""
+
+from __future__ import annotations
+
+import math
+import os
+import reprlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from cfglint.types import (
+    ConfigNode,
+    DictNode,
+    Origin,
+    ResolvedConfig,
+    ScalarNode,
+    SequenceNode,
+    UnknownNode,
+    lookup,
+    split_key,
+)
+
+MAX_VALUE_WIDTH = 160
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """Relative to the working directory when under it, else absolute."""
+    base = os.path.abspath(cwd or Path.cwd())
+    absolute = os.path.abspath(path)
+    if absolute == base or absolute.startswith(base.rstrip(os.sep) + os.sep):
+        return os.path.relpath(absolute, base)
+    return absolute
+
+
+@dataclass(frozen=True, slots=True)
+class ShownKey:
+    key: str
+    node: ConfigNode | None  # None: the config does not have this key
+
+
+def shown_keys(config: ResolvedConfig, keys: Sequence[str]) -> list[ShownKey]:
+    if not keys:
+        return [ShownKey(str(key), node) for key, node in config.root.entries.items()]
+    return [ShownKey(key, lookup(config.root, split_key(key))) for key in keys]
+
+
+def unknowns_inside(node: ConfigNode, key: str) -> Iterator[tuple[str, UnknownNode]]:
+    """Every unknown in a subtree, with its dotted key (list items by index)."""
+    if isinstance(node, UnknownNode):
+        yield key, node
+    elif isinstance(node, DictNode):
+        for child_key, child in node.entries.items():
+            yield from unknowns_inside(child, f"{key}.{child_key}")
+    elif isinstance(node, SequenceNode):
+        for index, item in enumerate(node.items):
+            yield from unknowns_inside(item, f"{key}.{index}")
+
+
+class _UnknownMarker:
+    def __init__(self, node: UnknownNode) -> None:
+        self.node = node
+
+    def __repr__(self) -> str:
+        return f"<unknown: {self.node.source}>"
+
+
+def _displayable(node: ConfigNode) -> object:
+    if isinstance(node, ScalarNode):
+        return node.value
+    if isinstance(node, UnknownNode):
+        return _UnknownMarker(node)
+    if isinstance(node, SequenceNode):
+        items = [_displayable(item) for item in node.items]
+        return tuple(items) if node.is_tuple else items
+    return {key: _displayable(value) for key, value in node.entries.items()}
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = 80
+_SHORT.maxother = 80
+_SHORT.maxdict = 8
+_SHORT.maxlist = 8
+_SHORT.maxtuple = 8
+_SHORT.maxlevel = 3
+
+
+def short_repr(node: ConfigNode) -> str:
+    value = _displayable(node)
+    text = repr(value)
+    if len(text) <= MAX_VALUE_WIDTH:
+        return text
+    text = _SHORT.repr(value)
+    return text if len(text) <= MAX_VALUE_WIDTH else text[: MAX_VALUE_WIDTH - 3] + "..."
+
+
+def format_text(config: ResolvedConfig, keys: Sequence[str], cwd: Path | None = None) -> str:
+    lines: list[str] = []
+    for shown in shown_keys(config, keys):
+        node = shown.node
+        if node is None:
+            lines.append(f"{shown.key}: not set")
+            continue
+        if isinstance(node, UnknownNode):
+            lines.append(f"{shown.key} = <unknown: {node.source}>")
+            lines.append(f"    unknown: {node.reason}")
+        else:
+            lines.append(f"{shown.key} = {short_repr(node)}")
+        lines.extend(_origin_lines(node.origin, cwd))
+    return "\n".join(lines) + "\n"
+
+
+def _origin_lines(origin: Origin, cwd: Path | None) -> list[str]:
+    where = f"{display_path(origin.path, cwd)}:{origin.span.line}"
+    env = "  (from a {{$ENV:default}} placeholder)" if origin.env_dependent else ""
+    lines = [f"    set at {where}{env}"]
+    if len(origin.chain) > 1:
+        lines.append("    via    " + " -> ".join(display_path(path, cwd) for path in origin.chain))
+    return lines
+
+
+def _json_value(node: ConfigNode) -> object:
+    if isinstance(node, ScalarNode):
+        value = node.value
+        if isinstance(value, float) and not math.isfinite(value):
+            return repr(value)
+        if value is None or isinstance(value, bool | int | float | str):
+            return value
+        return repr(value)
+    if isinstance(node, UnknownNode):
+        return None
+    if isinstance(node, SequenceNode):
+        return [_json_value(item) for item in node.items]
+    return {str(key): _json_value(value) for key, value in node.entries.items()}
+
+
+def _json_origin(origin: Origin, cwd: Path | None) -> dict[str, object]:
+    return {
+        "path": display_path(origin.path, cwd),
+        "line": origin.span.line,
+        "column": origin.span.column,
+    }
+
+
+def to_json(
+    config: ResolvedConfig, keys: Sequence[str], cwd: Path | None = None
+) -> dict[str, object]:
+    """key -> {value, origin, chain} (see docs/configs.md for the shape); None for a missing key."""
+    shown: dict[str, object] = {}
+    for entry in shown_keys(config, keys):
+        node = entry.node
+        if node is None:
+            shown[entry.key] = None
+            continue
+        item: dict[str, object] = {}
+        if isinstance(node, UnknownNode):
+            item["unknown"] = True
+            item["source"] = node.source
+            item["reason"] = node.reason
+        else:
+            item["value"] = _json_value(node)
+            inner = [
+                {
+                    "key": key,
+                    "source": unknown.source,
+                    "reason": unknown.reason,
+                    "origin": _json_origin(unknown.origin, cwd),
+                }
+                for key, unknown in unknowns_inside(node, entry.key)
+            ]
+            if inner:
+                item["unknowns"] = inner
+        item["origin"] = _json_origin(node.origin, cwd)
+        item["chain"] = [display_path(path, cwd) for path in node.origin.chain]
+        if node.origin.env_dependent:
+            item["env_dependent"] = True
+        shown[entry.key] = item
+    return shown

@@ -1,0 +1,2 @@
+default_scope = None
+model = dict(type='NoSuchModel')

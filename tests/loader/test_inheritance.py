@@ -1,0 +1,351 @@
+"""`_base_` inheritance, merging and provenance (origins and chains)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cfglint.loader import Loader
+from cfglint.types import (
+    DictNode,
+    ResolvedConfig,
+    ScalarNode,
+    SequenceNode,
+    to_python,
+)
+
+WriteTree = Callable[[dict[str, str | bytes]], Path]
+
+
+def resolve(path: Path, environ: dict[str, str] | None = None) -> ResolvedConfig:
+    result = Loader(environ=environ or {}).load(path)
+    assert isinstance(result, ResolvedConfig), result
+    return result
+
+
+def plain(config: ResolvedConfig) -> dict[object, object]:
+    return {key: to_python(node) for key, node in config.root.entries.items()}
+
+
+def test_leaf_override_wins_and_origin_says_so(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "_base_/runtime.py": "env_cfg = dict(\n    cudnn_benchmark=True,\n"
+            "    dist_cfg=dict(backend='nccl'),\n)\nlog_level = 'INFO'\n",
+            "exp/leaf.py": "_base_ = '../_base_/runtime.py'\n"
+            "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n",
+        }
+    )
+    leaf = root / "exp/leaf.py"
+    config = resolve(leaf)
+    assert plain(config) == {
+        "env_cfg": {"cudnn_benchmark": True, "dist_cfg": {"backend": "gloo"}},
+        "log_level": "INFO",
+    }
+    backend = config.get("env_cfg.dist_cfg.backend")
+    assert isinstance(backend, ScalarNode)
+    assert backend.origin.span.path == leaf
+    assert (backend.origin.span.line, backend.origin.span.column) == (2, 38)
+    assert backend.origin.span.end_column == 44
+    assert backend.origin.chain == (leaf,)
+    # Entries the leaf did not write keep the base's origin and the chain to it.
+    cudnn = config.get("env_cfg.cudnn_benchmark")
+    assert cudnn is not None
+    base = root / "_base_/runtime.py"
+    assert cudnn.origin.span.path == base
+    assert cudnn.origin.span.line == 2
+    assert cudnn.origin.chain == (leaf, base)
+    # A merged dict has the origin of the last writer, spanning its dict expression.
+    env_cfg = config.get("env_cfg")
+    assert isinstance(env_cfg, DictNode)
+    span = env_cfg.origin.span
+    assert (span.path, span.line, span.column, span.end_line, span.end_column) == (
+        leaf,
+        2,
+        11,
+        2,
+        46,
+    )
+    assert config.files == (leaf, base)
+
+
+def test_base_list_relative_paths_and_multi_level_chain(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "configs/_base_/a.py": "a = 1\nshared = dict(x=1, y=2)\n",
+            "configs/_base_/b.py": "_base_ = './a.py'\nshared = dict(y=3)\n",
+            "configs/_base_/c.py": "c = [1, 2]\n",
+            "configs/m/leaf.py": "_base_ = ['../_base_/b.py', '../_base_/c.py']\nc = (3,)\n",
+        }
+    )
+    leaf = root / "configs/m/leaf.py"
+    config = resolve(leaf)
+    assert plain(config) == {"a": 1, "shared": {"x": 1, "y": 3}, "c": (3,)}
+    x = config.get("shared.x")
+    assert x is not None
+    assert x.origin.chain == (leaf, root / "configs/_base_/b.py", root / "configs/_base_/a.py")
+    assert [p.name for p in config.files] == ["leaf.py", "b.py", "a.py", "c.py"]
+
+
+def test_delete_replaces_and_is_kept_when_base_lacks_the_key(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "base.py": "optim = dict(type='SGD', lr=0.1, momentum=0.9)\n",
+            "leaf.py": "_base_ = './base.py'\noptim = dict(_delete_=True, type='AdamW', lr=1e-3)\n"
+            "extra = dict(_delete_=True, a=1)\n",
+        }
+    )
+    assert plain(resolve(root / "leaf.py")) == {
+        "optim": {"type": "AdamW", "lr": 1e-3},
+        "extra": {"_delete_": True, "a": 1},
+    }
+
+
+def test_base_references_and_substitution(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "base.py": "backend_args = None\nmodel = dict(depth=50, neck=dict(out=256))\n"
+            "train_pipeline = [dict(type='Load'), dict(type='Resize', scale=(1, 2))]\n",
+            "leaf.py": "_base_ = './base.py'\n"
+            "pipe = [dict(type='X', backend_args={{_base_.backend_args}})]\n"
+            "depth = _base_.model.depth * 2\n"
+            "neck = _base_['model']['neck']\n"
+            "train_pipeline = _base_.train_pipeline + [dict(type='Pack')]\n"
+            "model = _base_.model\n"
+            "model.neck.out = 512\n",
+        }
+    )
+    leaf = root / "leaf.py"
+    config = resolve(leaf)
+    assert plain(config)["pipe"] == [{"type": "X", "backend_args": None}]
+    assert plain(config)["depth"] == 100
+    assert plain(config)["neck"] == {"out": 512}  # same object as model.neck, as in Python
+    assert plain(config)["model"] == {"depth": 50, "neck": {"out": 512}}
+    pipeline = config.get("train_pipeline")
+    assert isinstance(pipeline, SequenceNode)
+    first, last = pipeline.items[0], pipeline.items[2]
+    assert first.origin.span.path == root / "base.py"
+    assert first.origin.chain == (leaf, root / "base.py")
+    assert last.origin.span.path == leaf
+
+
+def test_predefined_and_environment_placeholders(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "cfgs/leaf.py": "work_dir = './work_dirs/{{ fileBasenameNoExtension }}'\n"
+            "where = '{{fileDirname}}'\n"
+            "data_root = '{{$DATA_ROOT:/data/coco}}/images'\n"
+            "classes = {{'$NUM_CLASSES:80'}}\n"
+            "backend = '{{$BACKEND:nccl}}'\n",
+        }
+    )
+    leaf = root / "cfgs/leaf.py"
+    config = resolve(leaf, environ={"BACKEND": "gloo"})
+    assert plain(config) == {
+        "work_dir": "./work_dirs/leaf",
+        "where": str(root / "cfgs"),
+        "data_root": "/data/coco/images",
+        "classes": 80,
+        "backend": "gloo",
+    }
+    for key in ("data_root", "classes", "backend"):
+        node = config.get(key)
+        assert node is not None and node.origin.env_dependent, key
+    work_dir = config.get("work_dir")
+    assert work_dir is not None and not work_dir.origin.env_dependent
+
+
+def test_module_level_names_mmengine_keeps(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "leaf.py": "import os\nimport copy\nfrom math import pi\nimport os.path as osp\n"
+            "def helper():\n    return 1\n"
+            "__private = 3\n_single = 4\nvalue = helper\nlam = lambda x: x\nangle = pi\n",
+        }
+    )
+    config = resolve(root / "leaf.py")
+    assert set(config.root.entries) == {"_single", "angle", "pi"}  # a float import stays
+
+
+def test_pure_data_operations(tree: WriteTree) -> None:
+    source = """\
+import copy
+lr = 0.01 * 8 / 4
+name = f"r{50}-{'x'.upper()}"
+pct = '%d-%s' % (3, 'a')
+fmt = '{}_{}'.format('a', 2)
+squares = [i * i for i in range(4) if i]
+table = {k: v for k, v in zip(['a', 'b'], (1, 2))}
+pairs = list(enumerate(['x', 'y'], start=1))
+base = dict(a=1, b=dict(c=2))
+merged = dict(**base, d=3)
+literal = {**base, 'e': 4}
+copy_ = copy.deepcopy(base)
+copy_['b']['c'] = 99
+base.update(a=10)
+popped = base.pop('a')
+got = base.get('missing', 'default')
+items = sorted(base.keys())
+nums = [3, 1, 2]
+nums += [4]
+nums.append(5)
+nums.extend((6,))
+del nums[0]
+sliced = nums[1:3]
+total = sum(nums) + len(nums) + max(nums) + min(nums) + round(2.6)
+check = isinstance(nums, (list, tuple))
+if total > 10:
+    big = True
+else:
+    big = False
+acc = []
+for i in range(3):
+    acc.append(i)
+t = tuple(acc)
+neg = -abs(-3)
+cond = 'yes' if check and not big else 'no'
+"""
+    root = tree({"leaf.py": source})
+    config = plain(resolve(root / "leaf.py"))
+    namespace: dict[str, object] = {}
+    exec(compile(source, "leaf.py", "exec"), namespace)
+    expected = {
+        key: value for key, value in namespace.items() if not key.startswith("__") and key != "copy"
+    }
+    assert config == expected
+    assert config["i"] == 2  # a module-level loop variable stays, as in MMEngine
+
+
+def test_unknown_at_exactly_that_place(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "leaf.py": "import os\n"
+            "env_cfg = dict(dist_cfg=dict(backend=os.environ['BACKEND']), cudnn_benchmark=False)\n"
+            "x = os.getcwd() + '/a'\n"
+            "y = dict(path=x)\n",
+        }
+    )
+    config = resolve(root / "leaf.py")
+    backend = config.get("env_cfg.dist_cfg.backend")
+    from cfglint.types import UnknownNode
+
+    assert isinstance(backend, UnknownNode)
+    assert backend.source == "os.environ['BACKEND']"
+    assert (backend.origin.span.line, backend.origin.span.column) == (2, 38)
+    assert to_python(config.get("env_cfg.cudnn_benchmark")) is False  # type: ignore[arg-type]
+    path = config.get("y.path")
+    assert isinstance(path, UnknownNode) and path.source == "os.getcwd() + '/a'"
+
+
+def test_side_effects_are_never_executed(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "leaf.py": "open('written.txt', 'w').write('x')\n"
+            "import os\nos.makedirs('made_dir')\nmodel = dict(type='M')\n",
+        }
+    )
+    config = resolve(root / "leaf.py")
+    assert plain(config) == {"model": {"type": "M"}}
+    assert not (root / "written.txt").exists()
+    assert not (root / "made_dir").exists()
+
+
+def test_unknown_call_poisons_data_it_could_change(tree: WriteTree) -> None:
+    root = tree({"leaf.py": "import os\nmodel = dict(a=1)\nos.fix_up(model)\nother = dict(b=2)\n"})
+    config = resolve(root / "leaf.py")
+    from cfglint.types import UnknownNode
+
+    assert isinstance(config.get("model"), UnknownNode)
+    assert to_python(config.get("other")) == {"b": 2}  # type: ignore[arg-type]
+
+
+def test_character_columns_after_non_ascii_text(tree: WriteTree) -> None:
+    root = tree({"leaf.py": "x = dict(名前='值', backend='nccl')\n"})
+    config = resolve(root / "leaf.py")
+    backend = config.get("x.backend")
+    assert backend is not None
+    assert (backend.origin.span.column, backend.origin.span.end_column) == (26, 32)
+
+
+def test_yaml_and_json_configs_with_bases(tree: WriteTree) -> None:
+    root = tree(
+        {
+            "base.py": "model = dict(type='M', depth=50)\nlr = 0.1\n",
+            "mid.yaml": "_base_: ./base.py\nmodel:\n  depth: 101\n",
+            "leaf.json": '{\n  "_base_": ["./mid.yaml"],\n  "lr": 0.02\n}\n',
+        }
+    )
+    leaf = root / "leaf.json"
+    config = resolve(leaf)
+    assert plain(config) == {"model": {"type": "M", "depth": 101}, "lr": 0.02}
+    depth = config.get("model.depth")
+    assert depth is not None
+    assert depth.origin.span.path == root / "mid.yaml"
+    assert (depth.origin.span.line, depth.origin.span.column) == (3, 10)
+    assert depth.origin.chain == (leaf, root / "mid.yaml")
+    lr = config.get("lr")
+    assert lr is not None and (lr.origin.span.line, lr.origin.span.column) == (3, 9)
+
+
+def test_package_bases_found_without_importing(
+    tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cfglint.loader import bases
+
+    root = tree(
+        {
+            "site/mmdet/__init__.py": "raise RuntimeError('must not be imported')\n",
+            "site/mmdet/.mim/configs/_base_/rt.py": "model = dict(type='RetinaNet')\n"
+            "log_level = 'INFO'\n",
+            "leaf.py": "_base_ = 'mmdet::_base_/rt.py'\n",
+        }
+    )
+    monkeypatch.syspath_prepend(str(root / "site"))
+    bases.installed_package_dir.cache_clear()
+    try:
+        config = resolve(root / "leaf.py")
+    finally:
+        bases.installed_package_dir.cache_clear()
+    # MMEngine adds the package scope to the outermost dicts with a `type`.
+    assert plain(config) == {
+        "model": {"type": "RetinaNet", "_scope_": "mmdet"},
+        "log_level": "INFO",
+    }
+
+
+def test_shared_bases_are_parsed_once(tree: WriteTree, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(
+        {
+            "base.py": "x = 1\n",
+            "a.py": "_base_ = './base.py'\n",
+            "b.py": "_base_ = './base.py'\ny = 2\n",
+        }
+    )
+    parsed: list[str] = []
+    real_parse = ast.parse
+
+    def counting_parse(
+        source: str, filename: str = "<unknown>", *args: object, **kw: object
+    ) -> ast.Module:
+        parsed.append(Path(filename).name)
+        return real_parse(source, filename)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    loader = Loader(environ={})
+    first, second = loader.load(root / "a.py"), loader.load(root / "b.py")
+    assert isinstance(first, ResolvedConfig) and isinstance(second, ResolvedConfig)
+    assert sorted(parsed) == ["a.py", "b.py", "base.py"]
+    x = second.get("x")
+    assert x is not None and x.origin.chain == (root / "b.py", root / "base.py")
+
+
+def test_paths_are_absolute_and_normalised(
+    tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree({"d/leaf.py": "a = 1\n"})
+    monkeypatch.chdir(root)
+    config = resolve(Path("d/../d/leaf.py"))
+    assert config.path == root / "d/leaf.py"
