@@ -111,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
         color=_color_wanted(args.output_format),
         fixed_count=fixed_count,
         show_fix_hints=True,
+        unsafe_fixes=args.unsafe_fixes,
     )
     for message in result.errors:
         print(f"cfglint: error: {message}", file=sys.stderr)

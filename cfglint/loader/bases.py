@@ -43,7 +43,7 @@ SCOPE_PACKAGES = {
 def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None]:
     """The base file's absolute path and its scope (the package name for ``pkg::`` bases)."""
     if "::" not in entry:
-        return Path(os.path.abspath(os.path.join(os.path.dirname(config), entry))), None
+        return _relative_base(os.path.dirname(config), entry), None
     scope = entry.partition("::")[0]
     if re.match(r"\w*::\w*/\w*", entry) is None or entry.count("::") > 1:
         raise LoadError(
@@ -65,6 +65,12 @@ def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None
     if not target.is_file():
         raise LoadError("CL903", f"`{entry}`: {target} does not exist", span)
     return Path(os.path.abspath(target)), scope
+
+
+@cache
+def _relative_base(folder: str, entry: str) -> Path:
+    # Thousands of configs name the same few bases from the same folders.
+    return Path(os.path.abspath(os.path.join(folder, entry)))
 
 
 @cache

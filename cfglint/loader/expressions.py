@@ -114,6 +114,8 @@ class ExpressionEvaluator:
 
     def item(self, node: ast.expr) -> Val:
         """A container element: an unknown stays local to this element."""
+        if type(node) is ast.Constant and not isinstance(node.value, str | type(...)):
+            return ScalarNode(node.value, self.origin(node))  # the common case, without dispatch
         try:
             return self.evaluate(node)
         except DefiniteError:

@@ -1,0 +1,249 @@
+"""`cfglint fix` on the examples: the exact rewritten files, placement, idempotence, MMEngine."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLES, run_cli
+
+SEED_001 = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py"
+SEED_000 = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp.py"
+SMOKE = "configs/gcu_smoke/toy_gcu_smoke.py"
+CUDA = "configs/cuda/train_toy_cuda_8card.py"
+RUNTIME = "configs/_base_/default_runtime.py"
+
+# What `cfglint fix` must write, byte for byte: the CUDA leaf shares the runtime base, so the
+# base stays as it is and each T20 leaf gets an override that MMEngine merges over it.
+FIXED_SEED_001 = """\
+# DINOv3 fine-tuning on MMRS-1M, 8 x T20 GCU (the seed-001 config).
+_base_ = [
+    '../_base_/default_runtime.py',
+    '../_base_/models/toy_backbone.py',
+]
+
+env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='gloo'))
+
+launcher = 'pytorch'
+
+# Model wrapper for the GCU environment: device_ids left out on purpose,
+# "so that the model handles device placement by itself".
+model_wrapper_cfg = dict(
+    type='MMDistributedDataParallel',
+    find_unused_parameters=False,
+    broadcast_buffers=False,
+    device_ids=None,
+)
+
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=40000, val_interval=4000)
+work_dir = './work_dirs/dinov3_mmrs1m_t20_gcu_8card'
+"""
+
+FIXED_SEED_000 = """\
+# The same job with the wrapper copied from a CUDA config (the seed-000 config).
+_base_ = [
+    '../_base_/default_runtime.py',
+    '../_base_/models/toy_backbone.py',
+]
+
+env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='gloo'))
+
+model_wrapper_cfg = dict(
+    type='MMDistributedDataParallel',
+    device_ids=None,
+    output_device=None,
+    find_unused_parameters=False,
+)
+
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=40000, val_interval=4000)
+work_dir = './work_dirs/dinov3_mmrs1m_t20_gcu_8card_ddp'
+"""
+
+FIXED_SMOKE = """\
+# cfglint: target=t20-gcu
+# A smoke test for the T20 port: the runtime is already ported, the wrapper is not.
+_base_ = [
+    '../_base_/default_runtime.py',
+    '../_base_/models/toy_backbone.py',
+]
+
+model_wrapper_cfg = dict(
+    type='MMDistributedDataParallel',
+    broadcast_buffers=False,
+    find_unused_parameters=False,
+    device_ids=None,
+)
+
+env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='gloo'))
+
+train_cfg = dict(type='IterBasedTrainLoop', max_iters=100, val_interval=100)
+"""
+
+
+@pytest.fixture()
+def examples(tmp_path: Path) -> Path:
+    copy = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def test_fix_rewrites_exactly_the_t20_leaves(examples: Path) -> None:
+    before = _snapshot(examples)
+    result = run_cli("fix", cwd=examples)
+    # CL102 has no automatic fix: the entry point must create the process group.
+    assert result.exit_code == 1, result.stderr
+    assert "Fixed 6 errors." in result.stdout
+    assert [
+        line.split(": ")[1].split()[0] for line in result.stdout.splitlines() if ": CL" in line
+    ] == ["CL102"]
+    after = _snapshot(examples)
+    changed = sorted(name for name in after if after[name] != before[name])
+    assert changed == sorted([SEED_001, SEED_000, SMOKE])
+    assert (examples / SEED_001).read_text(encoding="utf-8") == FIXED_SEED_001
+    assert (examples / SEED_000).read_text(encoding="utf-8") == FIXED_SEED_000
+    assert (examples / SMOKE).read_text(encoding="utf-8") == FIXED_SMOKE
+    # The CUDA leaf and everything it inherits are untouched (checked by the snapshot above).
+    assert after[CUDA] == before[CUDA] and after[RUNTIME] == before[RUNTIME]
+
+    again = run_cli("fix", cwd=examples)
+    assert _snapshot(examples) == after  # a second fix changes nothing
+    assert "Fixed" not in again.stdout
+
+    # Once the entry point creates the process group, the launcher line is suppressed.
+    leaf = examples / SEED_001
+    leaf.write_text(
+        leaf.read_text(encoding="utf-8").replace(
+            "launcher = 'pytorch'", "launcher = 'pytorch'  # cfglint: noqa: CL102"
+        ),
+        encoding="utf-8",
+    )
+    clean = run_cli("check", cwd=examples)
+    assert clean.exit_code == 0, clean.stdout
+    assert "All checks passed!" in clean.stdout
+
+
+def test_mmengine_loads_the_fixed_leaves_with_the_target_values(examples: Path) -> None:
+    assert run_cli("fix", cwd=examples).exit_code == 1
+    script = (
+        "import json, sys\n"
+        "from mmengine.config import Config\n"
+        "out = {}\n"
+        "for path in sys.argv[1:]:\n"
+        "    cfg = Config.fromfile(path, import_custom_modules=False)\n"
+        "    out[path] = dict(backend=cfg.env_cfg.dist_cfg.backend,\n"
+        "        cudnn=cfg.env_cfg.cudnn_benchmark, wrapper=cfg.model_wrapper_cfg.to_dict(),\n"
+        "        mp=cfg.env_cfg.mp_cfg.to_dict())\n"
+        "print(json.dumps(out))\n"
+    )
+    leaves = [SEED_001, SEED_000, SMOKE]
+    completed = subprocess.run(
+        [sys.executable, "-c", script, *leaves],
+        cwd=examples,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = json.loads(completed.stdout)
+    for leaf in leaves:
+        values = loaded[leaf]
+        assert values["backend"] == "gloo"
+        assert values["cudnn"] is False
+        assert values["wrapper"]["device_ids"] is None
+        assert values["wrapper"].get("output_device") is None
+        # merged from the base, not lost by the override
+        assert values["mp"] == {"mp_start_method": "fork", "opencv_num_threads": 0}
+
+
+def test_diff_writes_nothing_and_exits_1(examples: Path) -> None:
+    before = _snapshot(examples)
+    result = run_cli("check", "--diff", cwd=examples)
+    assert result.exit_code == 1
+    assert _snapshot(examples) == before
+    assert f"--- a/{SEED_000}\n+++ b/{SEED_000}\n" in result.stdout
+    assert (
+        "-    device_ids=[0],\n-    output_device=0,\n"
+        "+    device_ids=None,\n+    output_device=None,\n"
+        in result.stdout
+    )
+    run_cli("fix", cwd=examples)
+    after_fix = run_cli("check", "--diff", cwd=examples)
+    assert after_fix.exit_code == 0 and after_fix.stdout == ""
+
+
+def test_auto_placement_fixes_the_base_when_every_inheritor_shares_the_target(
+    examples: Path,
+) -> None:
+    shutil.rmtree(examples / "configs/cuda")
+    result = run_cli("fix", "--target", "t20-gcu", cwd=examples)
+    assert "Fixed" in result.stdout
+    runtime = (examples / RUNTIME).read_text(encoding="utf-8")
+    assert "    cudnn_benchmark=False,\n" in runtime
+    assert "    dist_cfg=dict(backend='gloo'),\n" in runtime
+    assert "env_cfg" not in (examples / SEED_000).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("placement", "base_changes"), [("origin", True), ("leaf", False)])
+def test_fix_placement_flag(examples: Path, placement: str, base_changes: bool) -> None:
+    before = (examples / RUNTIME).read_bytes()
+    run_cli("fix", "--fix-placement", placement, cwd=examples)
+    assert ((examples / RUNTIME).read_bytes() != before) is base_changes
+
+
+def test_json_output_carries_the_edits(examples: Path) -> None:
+    records = json.loads(run_cli("check", "--output-format", "json", cwd=examples).stdout)
+    by_code = {(Path(r["filename"]).name, r["code"]): r for r in records}
+    output_device = by_code[("train_dinov3_mmrs1m_t20_gcu_8card_ddp.py", "CL202")]
+    assert output_device["fix"]["applicability"] == "safe"
+    assert output_device["fix"]["edits"] == [
+        {
+            "content": "None",
+            "location": {"row": 10, "column": 19},
+            "end_location": {"row": 10, "column": 20},
+            "filename": str(examples / SEED_000),
+        }
+    ]
+    assert by_code[("train_dinov3_mmrs1m_t20_gcu_8card.py", "CL102")]["fix"] is None
+
+
+def test_unsafe_fixes_need_the_flag(examples: Path) -> None:
+    (examples / "t20-unsafe.yaml").write_text(
+        "name: t20-unsafe\nextends: t20-gcu\ndescription: T20 with an unsafe backend fix\n"
+        "keys:\n  env_cfg.dist_cfg.backend:\n    fix: {value: gloo, safe: false}\n",
+        encoding="utf-8",
+    )
+    settings = examples / "pyproject.toml"
+    settings.write_text(
+        settings.read_text(encoding="utf-8").replace(
+            'exclude = ["toy_model.py"]',
+            'exclude = ["toy_model.py"]\nextra-targets = ["t20-unsafe.yaml"]',
+        ),
+        encoding="utf-8",
+    )
+    safe_only = run_cli("fix", "--target", "t20-unsafe", "--select", "CL101", cwd=examples)
+    assert safe_only.exit_code == 1
+    assert "--unsafe-fixes" in safe_only.stdout
+    assert "backend='nccl'" in (examples / RUNTIME).read_text(encoding="utf-8")
+    unsafe = run_cli(
+        "fix",
+        "--target",
+        "t20-unsafe",
+        "--select",
+        "CL101",
+        "--unsafe-fixes",
+        "--exit-non-zero-on-fix",
+        cwd=examples,
+    )
+    assert unsafe.exit_code == 1  # clean now, but --exit-non-zero-on-fix
+    assert "backend='gloo'" in (examples / RUNTIME).read_text(encoding="utf-8")
