@@ -79,13 +79,16 @@ def freeze(value: Val) -> ConfigNode:
     if isinstance(value, VDict):
         if value.poison is not None:
             return value.poison
-        return DictNode({key: freeze(item) for key, item in value.entries.items()}, value.origin)
+        return DictNode(
+            # Scalars (most of a config) are already frozen: skip the call for them.
+            {k: v if type(v) is ScalarNode else freeze(v) for k, v in value.entries.items()},
+            value.origin,
+        )
     if isinstance(value, VList):
         if value.poison is not None:
             return value.poison
-        return SequenceNode(
-            tuple(freeze(item) for item in value.items), value.is_tuple, value.origin
-        )
+        items = tuple(v if type(v) is ScalarNode else freeze(v) for v in value.items)
+        return SequenceNode(items, value.is_tuple, value.origin)
     if isinstance(value, Opaque):
         return UnknownNode(value.name, f"not config data ({value.kind})", value.origin)
     return value
