@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     with progress.bar(enabled=show_progress) as advance:
         result = run_check(request, loader, progress=advance)
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
-    fix_request = FixRequest(placement, args.unsafe_fixes)
+    fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
     if want_fix:
         outcome = fix_until_stable(request, result, fix_request, write=not args.diff)

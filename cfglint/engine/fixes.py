@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cfglint import fix as fix_engine
+from cfglint.engine.placement import Placement, Placer
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.loader import Loader
 from cfglint.settings import FixPlacement
@@ -21,6 +22,7 @@ MAX_ROUNDS = 5
 class FixRequest:
     placement: FixPlacement
     unsafe: bool
+    cli_target: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,30 +31,6 @@ class FixOutcome:
     fixed_count: int
     diff: str
     problems: tuple[str, ...]
-
-
-Placement = list[tuple[Path, tuple[KeyChange, ...]]]
-
-
-def _place(violation: Violation, result: CheckResult, placement: FixPlacement) -> list[Placement]:
-    """Candidate placements, best first: the file that sets the value, or each leaf."""
-    intent = violation.fix_intent
-    assert intent is not None
-    origin = violation.path
-    at_origin: Placement = [(origin, intent.changes)]
-    in_leaves: Placement = [(leaf, intent.changes) for leaf in violation.configs]
-    if origin in violation.configs:
-        return [at_origin]
-    if placement == "leaf":
-        return [in_leaves]
-    if placement == "origin":
-        return [at_origin]
-    inheritors = [leaf for leaf in result.targets if origin in result.resolved[leaf].files]
-    # A shared base is only edited when every config using it is checked for this target:
-    # a CUDA config inheriting the same base must never change.
-    if all(result.targets.get(leaf) == violation.target for leaf in inheritors):
-        return [at_origin, in_leaves]
-    return [in_leaves]
 
 
 def _read(path: Path) -> str:
@@ -87,13 +65,13 @@ class _EditCache:
 
 
 def _fix_for(
-    violation: Violation, result: CheckResult, request: FixRequest, cache: _EditCache
+    violation: Violation, placer: Placer, cache: _EditCache
 ) -> tuple[Fix | None, Placement, str | None]:
     intent = violation.fix_intent
     if intent is None:
         return None, [], None
     reason: str | None = None
-    for placement in _place(violation, result, request.placement):
+    for placement in placer.candidates(violation):
         try:
             edits = cache.placement_edits(placement)
         except (fix_engine.FixNotApplicable, OSError, UnicodeDecodeError) as error:
@@ -119,8 +97,9 @@ def planned_fixes(
             for violation in result.violations
         ]
     cache = _EditCache()
+    placer = Placer(result, request.placement, request.cli_target)
     return [
-        replace(violation, fix=_fix_for(violation, result, request, cache)[0])
+        replace(violation, fix=_fix_for(violation, placer, cache)[0])
         for violation in result.violations
     ]
 
@@ -135,6 +114,7 @@ class _Round:
 def _new_contents(result: CheckResult, request: FixRequest, blocked: frozenset[Path]) -> _Round:
     """Every applicable fix, grouped per file so each file gets one consistent set of edits."""
     cache = _EditCache(blocked)
+    placer = Placer(result, request.placement, request.cli_target)
     changes_by_file: dict[Path, list[KeyChange]] = defaultdict(list)
     fixed = 0
     problems: list[str] = []
@@ -142,12 +122,12 @@ def _new_contents(result: CheckResult, request: FixRequest, blocked: frozenset[P
         intent = violation.fix_intent
         if intent is None or not (intent.applicability is Applicability.SAFE or request.unsafe):
             continue
-        candidates = _place(violation, result, request.placement)
+        candidates = placer.candidates(violation)
         if len(candidates) == 1:
             # No fallback to choose: the per-file pass below parses the file once for all.
             placement = candidates[0]
         else:
-            fix, placement, reason = _fix_for(violation, result, request, cache)
+            fix, placement, reason = _fix_for(violation, placer, cache)
             if reason is not None:
                 problems.append(reason)
             if fix is None:

@@ -247,3 +247,12 @@ def test_unsafe_fixes_need_the_flag(examples: Path) -> None:
     )
     assert unsafe.exit_code == 1  # clean now, but --exit-non-zero-on-fix
     assert "backend='gloo'" in (examples / RUNTIME).read_text(encoding="utf-8")
+
+
+def test_fixing_one_leaf_never_edits_a_base_that_a_cuda_config_shares(examples: Path) -> None:
+    """Only one T20 config is named, but the project's CUDA config inherits the same base."""
+    before = _snapshot(examples)
+    run_cli("fix", SEED_001, cwd=examples)
+    after = _snapshot(examples)
+    assert sorted(name for name in after if after[name] != before[name]) == [SEED_001]
+    assert (examples / SEED_001).read_text(encoding="utf-8") == FIXED_SEED_001
