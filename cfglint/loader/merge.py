@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from cfglint.loader.problems import LoadError
-from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, SequenceNode, UnknownNode
+from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode, UnknownNode
 
 DELETE_KEY = "_delete_"
 
@@ -93,7 +93,7 @@ def apply_scope(node: ConfigNode, scope: str, has_scope: bool = True) -> ConfigN
             has_scope = False
             current = entries.get("_scope_")
             if current is None or (isinstance(current, ScalarNode) and current.value is None):
-                entries["_scope_"] = ScalarNode(scope, _scope_origin(node.origin))
+                entries["_scope_"] = ScalarNode(scope, node.origin)
         return DictNode(
             {key: apply_scope(value, scope, has_scope) for key, value in entries.items()},
             node.origin,
@@ -105,7 +105,3 @@ def apply_scope(node: ConfigNode, scope: str, has_scope: bool = True) -> ConfigN
             node.origin,
         )
     return node
-
-
-def _scope_origin(origin: Origin) -> Origin:
-    return origin

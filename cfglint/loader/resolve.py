@@ -23,7 +23,7 @@ from cfglint.loader.rebase import RebasedEntries
 from cfglint.loader.source import SourceText, read_config_text
 from cfglint.loader.statements import StatementRunner
 from cfglint.loader.values import Opaque, UnknowableError, Val, VDict, freeze, to_py
-from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, Span
+from cfglint.types import ConfigNode, DictNode, Origin, Span
 
 DEPRECATION_KEY = "_deprecation_"
 # `_base_` as a name in code (`_base_.x`, `{{_base_.x}}`), not in `_base_ = ...` or a base path.
@@ -213,7 +213,3 @@ def reserved_key_problem(path: Path, root: DictNode) -> LoadError | None:
             node = root.entries[key]
             return LoadError("CL905", f"`{key}` is reserved by MMEngine's Config", node.origin.span)
     return None
-
-
-def is_scalar(node: ConfigNode) -> bool:
-    return isinstance(node, ScalarNode)

@@ -94,10 +94,6 @@ def freeze(value: Val) -> ConfigNode:
     return value
 
 
-def origin_of(value: Val) -> Origin:
-    return value.origin
-
-
 class UnknowableError(Exception):
     """Evaluation reached something cfglint does not evaluate statically."""
 
