@@ -52,7 +52,7 @@ def test_paths_with_commas_and_colons_are_escaped(sample: Sample) -> None:
     odd.write_text("x = 1\n", encoding="utf-8")
     violation = dataclasses.replace(
         sample.by_code("CL201"),
-        span=dataclasses.replace(sample.by_code("CL201").span, path=odd),
+        span=sample.by_code("CL201").span._replace(path=odd),
         configs=(odd,),
     )
     line = render([violation], "github", sample.context())
