@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import os
 import reprlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cfglint.paths import display_path
 from cfglint.types import (
     ConfigNode,
     DictNode,
@@ -19,18 +19,10 @@ from cfglint.types import (
     UnknownNode,
     lookup,
     split_key,
+    to_python,
 )
 
 MAX_VALUE_WIDTH = 160
-
-
-def display_path(path: Path, cwd: Path | None = None) -> str:
-    """Relative to the working directory when under it, else absolute."""
-    base = os.path.abspath(cwd or Path.cwd())
-    absolute = os.path.abspath(path)
-    if absolute == base or absolute.startswith(base.rstrip(os.sep) + os.sep):
-        return os.path.relpath(absolute, base)
-    return absolute
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,14 +58,7 @@ class _UnknownMarker:
 
 
 def _displayable(node: ConfigNode) -> object:
-    if isinstance(node, ScalarNode):
-        return node.value
-    if isinstance(node, UnknownNode):
-        return _UnknownMarker(node)
-    if isinstance(node, SequenceNode):
-        items = [_displayable(item) for item in node.items]
-        return tuple(items) if node.is_tuple else items
-    return {key: _displayable(value) for key, value in node.entries.items()}
+    return to_python(node, on_unknown=_UnknownMarker)
 
 
 _SHORT = reprlib.Repr()

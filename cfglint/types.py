@@ -10,7 +10,7 @@ independent of each other.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeAlias
@@ -122,19 +122,26 @@ class UnknownValueError(ValueError):
         self.node = node
 
 
-def to_python(node: ConfigNode) -> object:
+def _raise_unknown(node: UnknownNode) -> object:
+    raise UnknownValueError(node)
+
+
+def to_python(
+    node: ConfigNode, on_unknown: Callable[[UnknownNode], object] = _raise_unknown
+) -> object:
     """Plain Python value of a subtree (dicts, lists, tuples, scalars).
 
-    Raises UnknownValueError if an unknown value is inside.
+    An unknown value inside raises UnknownValueError, unless `on_unknown` says what stands
+    for it (`cfglint show` prints a marker there).
     """
     if isinstance(node, ScalarNode):
         return node.value
     if isinstance(node, UnknownNode):
-        raise UnknownValueError(node)
+        return on_unknown(node)
     if isinstance(node, SequenceNode):
-        items = [to_python(item) for item in node.items]
+        items = [to_python(item, on_unknown) for item in node.items]
         return tuple(items) if node.is_tuple else items
-    return {key: to_python(value) for key, value in node.entries.items()}
+    return {key: to_python(value, on_unknown) for key, value in node.entries.items()}
 
 
 # ---------------------------------------------------------------------------

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
 from cfglint.loader import Loader
-from cfglint.show import display_path, format_text, to_json
+from cfglint.paths import display_path
+from cfglint.show import format_text, to_json
 from cfglint.types import LoadFailure
 
 

@@ -12,6 +12,7 @@ from cfglint import fix as fix_engine
 from cfglint.engine.placement import Placement, Placer
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.loader import Loader
+from cfglint.paths import display_path
 from cfglint.settings import FixPlacement
 from cfglint.types import Applicability, Fix, KeyChange, TextEdit, Violation
 
@@ -159,13 +160,6 @@ def _unique(changes: Sequence[KeyChange]) -> list[KeyChange]:
     return list(seen.values())
 
 
-def _shown(path: Path) -> str:
-    try:
-        return path.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def _diff(contents: dict[Path, tuple[str, str]]) -> str:
     chunks: list[str] = []
     for path in sorted(contents):
@@ -174,8 +168,8 @@ def _diff(contents: dict[Path, tuple[str, str]]) -> str:
             difflib.unified_diff(
                 old.splitlines(keepends=True),
                 new.splitlines(keepends=True),
-                fromfile=f"a/{_shown(path)}",
-                tofile=f"b/{_shown(path)}",
+                fromfile=f"a/{display_path(path)}",
+                tofile=f"b/{display_path(path)}",
             )
         )
     return "".join(chunks)

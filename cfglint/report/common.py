@@ -6,7 +6,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from cfglint import __version__
+from cfglint import __version__, paths
 from cfglint.report.context import ReportContext
 from cfglint.types import Applicability, Fix, Violation
 
@@ -24,12 +24,8 @@ def absolute_path(path: Path, context: ReportContext) -> Path:
 
 
 def display_path(path: Path, context: ReportContext) -> str:
-    """Relative to the cwd when under it, absolute otherwise; POSIX separators either way."""
-    absolute = absolute_path(path, context)
-    try:
-        return absolute.relative_to(absolute_path(context.cwd, context)).as_posix()
-    except ValueError:
-        return absolute.as_posix()
+    """Relative to the report's cwd when under it, absolute otherwise; POSIX separators."""
+    return paths.display_path(path, context.cwd)
 
 
 def sorted_violations(violations: Sequence[Violation], context: ReportContext) -> list[Violation]:

@@ -1,0 +1,18 @@
+"""How a path is shown to people: relative to the working folder when under it (ruff style)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """Relative to `cwd` (default: the working folder) when under it, else absolute; `..` is
+    folded but symlinks are kept; POSIX separators either way."""
+    base = Path(os.path.normpath(os.path.abspath(cwd or Path.cwd())))
+    joined = path if path.is_absolute() else base / path
+    absolute = Path(os.path.normpath(joined))
+    try:
+        return absolute.relative_to(base).as_posix()
+    except ValueError:
+        return absolute.as_posix()
