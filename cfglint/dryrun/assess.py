@@ -5,7 +5,7 @@ It never claims a device no rank used: every statement about devices comes from 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,46 +126,16 @@ def _load_or_build_problem(results: Sequence[RankResult]) -> str | None:
     return None
 
 
-def assess(
-    config: Path,
-    target: TargetView,
-    world_size: int,
-    launcher: Launcher,
+def _judge(
     outcomes: Sequence[RankOutcome],
-) -> DryRunReport:
-    results = _results(outcomes)
-    hits = {r.rank: rules_for(r.error) for r in results if r.error is not None}
-    notes = [PATH_NOTES[launcher]]
-    if results and results[0].import_paths:
-        notes.append(
-            "import paths: custom_imports resolved with "
-            + ", ".join(results[0].import_paths)
-            + " first on sys.path (as PYTHONPATH in tools/dist_train.sh)"
-        )
-    warnings: list[str] = []
-    problems: list[str] = []
-    resolved = {r.mmengine_device for r in results if r.mmengine_device is not None}
-    host_has_device = True
-    if resolved:
-        host_notes, host_has_device = _host_notes(target, resolved)
-        notes.extend(host_notes)
-    notes.extend(_span_notes(results))
-
-    load_problem = _load_or_build_problem(results)
-    if load_problem is not None:
-        return DryRunReport(
-            config,
-            target,
-            world_size,
-            launcher,
-            tuple(outcomes),
-            hits,
-            tuple(notes),
-            tuple(warnings),
-            (load_problem,),
-            EXIT_ERROR,
-        )
-
+    results: Sequence[RankResult],
+    hits: Mapping[int, tuple[RuleHit, ...]],
+    target: TargetView,
+    host_has_device: bool,
+    problems: list[str],
+    warnings: list[str],
+) -> None:
+    """What went wrong on the ranks, and whether the devices are what the target expects."""
     for outcome in outcomes:
         if isinstance(outcome, LostRank):
             problems.append(f"rank {outcome.rank}: {outcome.reason}")
@@ -193,7 +163,40 @@ def assess(
                     f"{devices.describe(result.parameter_devices)}, not on the target's "
                     f"{target.device!r}"
                 )
-    exit_code = EXIT_FAILED if problems else EXIT_OK
+
+
+def assess(
+    config: Path,
+    target: TargetView,
+    world_size: int,
+    launcher: Launcher,
+    outcomes: Sequence[RankOutcome],
+) -> DryRunReport:
+    results = _results(outcomes)
+    hits = {r.rank: rules_for(r.error) for r in results if r.error is not None}
+    notes = [PATH_NOTES[launcher]]
+    if results and results[0].import_paths:
+        notes.append(
+            "import paths: custom_imports resolved with "
+            + ", ".join(results[0].import_paths)
+            + " first on sys.path (as PYTHONPATH in tools/dist_train.sh)"
+        )
+    warnings: list[str] = []
+    problems: list[str] = []
+    resolved = {r.mmengine_device for r in results if r.mmengine_device is not None}
+    host_has_device = True
+    if resolved:
+        host_notes, host_has_device = _host_notes(target, resolved)
+        notes.extend(host_notes)
+    notes.extend(_span_notes(results))
+
+    load_problem = _load_or_build_problem(results)
+    if load_problem is not None:
+        problems.append(load_problem)
+        exit_code = EXIT_ERROR
+    else:
+        _judge(outcomes, results, hits, target, host_has_device, problems, warnings)
+        exit_code = EXIT_FAILED if problems else EXIT_OK
     return DryRunReport(
         config,
         target,
