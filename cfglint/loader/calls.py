@@ -10,6 +10,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from cfglint.loader.builtins_table import (
+    BUILTIN_NAMES,
     PURE_BUILTINS,
     PURE_MODULE_FUNCTIONS,
     STR_METHODS,
@@ -58,14 +59,38 @@ def poison(value: Val, unknown: UnknownNode) -> None:
         value.poison = unknown
 
 
+_BAD_ARGUMENTS = (ValueError, TypeError, AssertionError, IndexError, KeyError)
+
+
+def _bad_arguments(error: Exception) -> UnknowableError:
+    return UnknowableError(f"bad arguments: {type(error).__name__}: {error}")
+
+
+def _builtin_called_by_name(evaluator: ExpressionEvaluator, func: ast.expr) -> str | None:
+    """The builtin's name when ``func`` is a bare name that no assignment shadows."""
+    if type(func) is not ast.Name or func.id not in BUILTIN_NAMES:
+        return None
+    return func.id if evaluator.lookup_name(func.id) is None else None
+
+
 def evaluate_call(evaluator: ExpressionEvaluator, node: ast.Call) -> Val:
+    builtin = _builtin_called_by_name(evaluator, node.func)
+    if builtin is not None:
+        # Most calls in a config are `dict(...)`: dispatch on the name without building the
+        # callee's value (an Opaque with its origin) that nothing else would read. A failing
+        # builtin poisons none of its arguments, as below.
+        arguments = _arguments(evaluator, node)
+        try:
+            return _builtin(evaluator, node, builtin, arguments)
+        except _BAD_ARGUMENTS as error:
+            raise _bad_arguments(error) from None
     function = evaluator.evaluate(node.func)
     arguments = _arguments(evaluator, node)
     try:
         try:
             return _dispatch(evaluator, node, function, arguments)
-        except (ValueError, TypeError, AssertionError, IndexError, KeyError) as error:
-            raise UnknowableError(f"bad arguments: {type(error).__name__}: {error}") from None
+        except _BAD_ARGUMENTS as error:
+            raise _bad_arguments(error) from None
     except UnknowableError as error:
         if not (isinstance(function, Opaque) and function.kind in ("builtin", "method")):
             unknown = evaluator.unknown(node, error.reason)
