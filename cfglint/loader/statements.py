@@ -205,25 +205,26 @@ class StatementRunner(ExpressionEvaluator):
         items = self.iterate(self.evaluate(node.iter))
         for item in items:
             self.assign(node.target, item)
-            self._count_step()
-            try:
-                self.run(node.body)
-            except _Break:
+            if not self._loop_iteration(node.body):
                 return
-            except _Continue:
-                continue
         self.run(node.orelse)
 
     def _stmt_While(self, node: ast.While) -> None:
         while to_py(self.evaluate(node.test)):
-            self._count_step()
-            try:
-                self.run(node.body)
-            except _Break:
+            if not self._loop_iteration(node.body):
                 return
-            except _Continue:
-                continue
         self.run(node.orelse)
+
+    def _loop_iteration(self, body: list[ast.stmt]) -> bool:
+        """Run a loop body once; False when it breaks out of the loop (skipping `else`)."""
+        self._count_step()
+        try:
+            self.run(body)
+        except _Break:
+            return False
+        except _Continue:
+            pass
+        return True
 
     def _count_step(self) -> None:
         self.steps += 1
