@@ -219,6 +219,46 @@ cond = 'yes' if check and not big else 'no'
     assert config["i"] == 2  # a module-level loop variable stays, as in MMEngine
 
 
+def test_loop_control_flow(tree: WriteTree) -> None:
+    source = """\
+found = None
+for i in range(10):
+    if i == 2:
+        continue
+    if i * i > 10:
+        found = i
+        break
+else:
+    found = 'never'
+seen = []
+for j in (1, 2):
+    seen.append(j)
+else:
+    seen.append('done')
+n = 0
+while n < 100:
+    n += 7
+    if n % 5 == 0:
+        break
+else:
+    n = -1
+k = 0
+while k < 3:
+    k += 1
+    if k == 2:
+        continue
+    seen.append(k)
+else:
+    seen.append('while-done')
+"""
+    root = tree({"leaf.py": source})
+    namespace: dict[str, object] = {}
+    exec(compile(source, "leaf.py", "exec"), namespace)
+    expected = {key: value for key, value in namespace.items() if not key.startswith("__")}
+    assert plain(resolve(root / "leaf.py")) == expected
+    assert expected["found"] == 4 and expected["n"] == 35
+
+
 def test_unknown_at_exactly_that_place(tree: WriteTree) -> None:
     root = tree(
         {
