@@ -14,8 +14,8 @@ def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
         f"`launcher={value!r}` makes MMEngine's init_dist call torch.cuda.set_device, which "
         f"fails on target {ctx.target.name}: create the process group in the entry point "
-        f"before building the Runner (torch.distributed.init_process_group), or launch with "
-        f"launcher='none'"
+        f"before building the Runner (torch.distributed.init_process_group), so that MMEngine "
+        f"skips init_dist"
     )
 
 
@@ -45,7 +45,9 @@ RULE = Rule(
         "```python\nimport torch.distributed as dist\n"
         "if not dist.is_initialized():\n"
         "    dist.init_process_group(backend='gloo')  # reads RANK/WORLD_SIZE/MASTER_* from env\n"
-        "runner = Runner.from_cfg(cfg)\n```"
+        "runner = Runner.from_cfg(cfg)\n```\n\n"
+        "Then mark the launcher line `# cfglint: noqa: CL102`. Do not set `launcher='none'` "
+        "instead: the Runner would then not be distributed at all and would skip the DDP wrap."
     ),
     valid=(
         Example("t20-gcu", "launcher = 'none'\n"),
