@@ -69,15 +69,20 @@ class Rule:
         return DOCS_URL.format(code=self.code)
 
 
-def fix_from_policy(ctx: RuleContext, message: str, key: str | None = None) -> FixIntent | None:
-    """The fix the target file asks for at `key` (the rule's own key by default)."""
+def policy_applicability(ctx: RuleContext) -> Applicability:
+    """Whether the target file marks this rule's fix safe (a fix it does not describe is)."""
+    fix = ctx.policy.fix
+    return Applicability.SAFE if fix is None or fix.safe else Applicability.UNSAFE
+
+
+def fix_from_policy(ctx: RuleContext, message: str) -> FixIntent | None:
+    """The fix the target file asks for at the rule's key."""
     fix = ctx.policy.fix
     if fix is None:
         return None
     value = REMOVE if fix.remove else fix.value
-    parts = tuple((key or ctx.key).split("."))
-    applicability = Applicability.SAFE if fix.safe else Applicability.UNSAFE
-    return FixIntent(message, (KeyChange(parts, value),), applicability)
+    parts = tuple(ctx.key.split("."))
+    return FixIntent(message, (KeyChange(parts, value),), policy_applicability(ctx))
 
 
 def unknown_finding(ctx: RuleContext, code: str, node: UnknownNode, key: str) -> Finding:
@@ -88,11 +93,6 @@ def unknown_finding(ctx: RuleContext, code: str, node: UnknownNode, key: str) ->
         key,
         node,
     )
-
-
-def python_literal(value: object) -> str:
-    """A value as the reader would write it in a config."""
-    return repr(value)
 
 
 def examples_in(rules: Iterable[Rule]) -> Iterable[tuple[Rule, Example, bool]]:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.rules.base import Example, Finding, Rule, RuleContext, unknown_finding
+from cfglint.rules.base import (
+    Example,
+    Finding,
+    Rule,
+    RuleContext,
+    policy_applicability,
+    unknown_finding,
+)
 from cfglint.rules.wrapper import (
     DEFAULT_WRAPPER,
     WRAPPER_KEY,
@@ -14,7 +21,6 @@ from cfglint.rules.wrapper import (
     wrapper_state,
 )
 from cfglint.types import (
-    Applicability,
     FixIntent,
     KeyChange,
     ScalarNode,
@@ -30,11 +36,6 @@ SEED_ERROR = (
     "with single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], "
     "output_device None, and module parameters {device(type='cpu')}."
 )
-
-
-def _applicability(ctx: RuleContext) -> Applicability:
-    fix = ctx.policy.fix
-    return Applicability.SAFE if fix is None or fix.safe else Applicability.UNSAFE
 
 
 def _default_wrapper_fix(ctx: RuleContext) -> FixIntent | None:
@@ -55,7 +56,7 @@ def _default_wrapper_fix(ctx: RuleContext) -> FixIntent | None:
     return FixIntent(
         "Add `model_wrapper_cfg = dict(type='MMDistributedDataParallel', ..., device_ids=None)`",
         (KeyChange((WRAPPER_KEY,), wrapper),),
-        _applicability(ctx),
+        policy_applicability(ctx),
     )
 
 
@@ -63,7 +64,7 @@ def _set_none_fix(ctx: RuleContext) -> FixIntent:
     return FixIntent(
         f"Set `{ctx.key}=None`",
         (KeyChange(tuple(ctx.key.split(".")), None),),
-        _applicability(ctx),
+        policy_applicability(ctx),
     )
 
 
