@@ -30,8 +30,16 @@ class _Backbone(nn.Sequential):
 class ToyClassifier(BaseModel):
     """Conv + BN + linear head: small enough to build and wrap in a second."""
 
-    def __init__(self, in_channels: int = 3, hidden_channels: int = 16, num_classes: int = 10):
-        super().__init__()
+    def __init__(
+        self,
+        in_channels: int = 3,
+        hidden_channels: int = 16,
+        num_classes: int = 10,
+        data_preprocessor=None,
+    ):
+        # Like OpenMMLab's models: the Runner hands the config's top-level `data_preprocessor`
+        # over through this argument, and BaseModel builds it from MMEngine's registry.
+        super().__init__(data_preprocessor=data_preprocessor)
         self.backbone = _Backbone(in_channels, hidden_channels)
         self.head = nn.Linear(hidden_channels, num_classes)
 

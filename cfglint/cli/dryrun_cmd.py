@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -13,6 +14,7 @@ from cfglint.dryrun.launch import Launcher
 from cfglint.errors import UserError
 
 MAX_WORLD_SIZE = 64
+MAX_TIMEOUT_S = 86400.0  # a day: a dry run that needs longer is hung
 # No --launcher: the process group exists before the Runner, as the recommended entry point does.
 LAUNCHERS: dict[str | None, Launcher] = {None: "entry-point", "pytorch": "pytorch", "none": "none"}
 
@@ -32,8 +34,10 @@ def _seconds(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
+    if not (math.isfinite(value) and 0 < value <= MAX_TIMEOUT_S):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds more than 0 and at most {MAX_TIMEOUT_S:.0f}"
+        )
     return value
 
 
@@ -66,21 +70,29 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=_seconds,
         default=300.0,
         metavar="S",
-        help="kill ranks still running after S seconds (default: 300)",
+        help=f"kill ranks still running after S seconds (default: 300, at most "
+        f"{MAX_TIMEOUT_S:.0f})",
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=run)
 
 
-def _terminal() -> bool:
-    return sys.stderr.isatty() and not os.environ.get("CI") and "NO_COLOR" not in os.environ
+def _show_progress(json_output: bool) -> bool:
+    # The progress goes to stderr: stdout is the report, often redirected to a file.
+    return (
+        not json_output
+        and sys.stderr.isatty()
+        and not os.environ.get("CI")
+        and "NO_COLOR" not in os.environ
+    )
 
 
 @contextmanager
 def _progress(enabled: bool, world_size: int) -> Iterator[Callable[[int], None] | None]:
-    if not (enabled and _terminal()):
+    if not enabled:
         yield None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 
     with Progress(
@@ -88,14 +100,22 @@ def _progress(enabled: bool, world_size: int) -> Iterator[Callable[[int], None] 
         TextColumn("dry run: ranks finished"),
         BarColumn(),
         TextColumn("{task.completed}/{task.total}"),
+        console=Console(stderr=True),
         transient=True,
     ) as progress:
         task = progress.add_task("ranks", total=world_size)
         yield lambda _rank: progress.advance(task)
 
 
+def _check_config(config: Path) -> None:
+    if config.is_dir():
+        raise UserError(f"{config}: is a directory, not a config file")
+    if not config.is_file():
+        raise UserError(f"{config}: no such config file")
+
+
 def run(args: argparse.Namespace) -> int:
-    from cfglint.dryrun import TargetView, dry_run
+    from cfglint.dryrun import Stopped, TargetView, dry_run
     from cfglint.dryrun.extra import require_extra
     from cfglint.dryrun.render_json import render_json
     from cfglint.dryrun.render_text import render_text
@@ -103,25 +123,31 @@ def run(args: argparse.Namespace) -> int:
     from cfglint.targets import load_target
 
     config: Path = args.config
-    if not config.is_file():
-        raise UserError(f"{config}: no such config file")
+    _check_config(config)
     target = load_target(target_name_for(config, args.target), config)
-    view = TargetView(name=target.name, device=target.device, description=target.description)
+    view = TargetView.of(target)
+    require_extra()
     print(
         f"cfglint dryrun: this executes {config} (Python code) and imports its "
         f"custom_imports, in {args.world_size} process(es)",
         file=sys.stderr,
     )
-    require_extra()
     launcher = LAUNCHERS[args.launcher]
-    with _progress(not args.json, args.world_size) as on_rank_done:
-        report = dry_run(
-            config,
-            view,
-            world_size=args.world_size,
-            launcher=launcher,
-            timeout_s=args.timeout,
-            on_rank_done=on_rank_done,
+    try:
+        with _progress(_show_progress(args.json), args.world_size) as on_rank_done:
+            report = dry_run(
+                config,
+                view,
+                world_size=args.world_size,
+                launcher=launcher,
+                timeout_s=args.timeout,
+                on_rank_done=on_rank_done,
+            )
+    except Stopped as stop:
+        print(
+            f"cfglint dryrun: stopped by {stop}: every rank was killed",
+            file=sys.stderr,
         )
+        return 128 + stop.signum
     sys.stdout.write(render_json(report) + "\n" if args.json else render_text(report))
     return report.exit_code

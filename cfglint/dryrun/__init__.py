@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cfglint.dryrun.assess import DryRunReport, TargetView, assess
-from cfglint.dryrun.launch import Launcher, LaunchPlan, run_ranks
+from cfglint.dryrun.launch import Launcher, LaunchPlan, Stopped, run_ranks
 from cfglint.dryrun.project import import_paths
 
-__all__ = ["DryRunReport", "Launcher", "TargetView", "dry_run"]
+__all__ = ["DryRunReport", "Launcher", "Stopped", "TargetView", "dry_run"]
 
 
 def dry_run(
@@ -32,6 +32,9 @@ def dry_run(
         launcher=launcher,
         timeout_s=timeout_s,
         sys_path=import_paths(config, cwd if cwd is not None else Path.cwd()),
+        # The target's host resolves 'cpu': make a host with CUDA resolve it too, through
+        # MMEngine's own get_device(), instead of showing a path the target never takes.
+        hide_cuda=target.host_resolves == "cpu",
     )
     outcomes = run_ranks(plan, on_rank_done)
     return assess(config, target, world_size, launcher, outcomes)

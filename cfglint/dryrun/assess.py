@@ -1,25 +1,44 @@
 """Turn the ranks' results into a report: what happened, what it means for the target, exit code.
 
-It never claims a device no rank used: every statement about devices comes from a result.
+It never claims a device no rank used: every statement about devices comes from a result, and
+what the target's own host would do is said only where MMEngine's code decides it the same way
+(see `host_fit`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from cfglint.dryrun import devices
 from cfglint.dryrun.launch import Launcher
-from cfglint.dryrun.result import LostRank, RankOutcome, RankResult
+from cfglint.dryrun.result import LostRank, RankError, RankOutcome, RankResult
 from cfglint.dryrun.rule_map import RuleHit, rules_for
+
+if TYPE_CHECKING:
+    from cfglint.targets import Target
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_ERROR = 2
 
-# The accelerators mmengine.device.get_device() can return (mmengine 0.10).
+# The devices mmengine.device.get_device() can return (mmengine 0.10), 'cpu' when it finds none.
 MMENGINE_DEVICES = frozenset({"cuda", "npu", "mlu", "mps", "dipu", "musa", "cpu"})
+
+# How what MMEngine resolved on this host compares with what it resolves on the target's host:
+# target-device: the same device, the target's own (cuda on a CUDA host, cpu on a CPU host);
+# target-path: the same fallback 'cpu' a host of a device MMEngine does not know resolves (gcu);
+# lacks-device: the target's device is one MMEngine knows, and this host does not have it;
+# other-path: the target's host resolves 'cpu' and this host resolved something else anyway.
+HostFit: TypeAlias = Literal["target-device", "target-path", "lacks-device", "other-path"]
+
+_ENDED_BY = {
+    "SystemExit": "sys.exit() or raise SystemExit in {code}",
+    "KeyboardInterrupt": "a KeyboardInterrupt in {code}",
+}
+_CODE_RUN_IN = {"load": "the config's code", "build": "the model's code"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,10 +46,31 @@ class TargetView:
     name: str
     device: str
     description: str = ""
+    # The rule codes the target's policies name: only those apply to it.
+    rules: frozenset[str] = frozenset()
+
+    @staticmethod
+    def of(target: Target) -> TargetView:
+        return TargetView(
+            name=target.name,
+            device=target.device,
+            description=target.description,
+            rules=frozenset(policy.rule for policy in target.keys.values()),
+        )
 
     @property
     def mmengine_knows_device(self) -> bool:
         return self.device in MMENGINE_DEVICES
+
+    @property
+    def host_resolves(self) -> str:
+        """`get_device()` on the target's own host, with no device plug-in imported first."""
+        return self.device if self.mmengine_knows_device else "cpu"
+
+    def plugin(self) -> str:
+        if self.device == "gcu":
+            return "`torch_gcu.transfer_to_gcu`"
+        return f"the {self.device} torch plug-in"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +83,8 @@ class DryRunReport:
     rule_hits: dict[int, tuple[RuleHit, ...]]
     notes: tuple[str, ...]
     warnings: tuple[str, ...]
-    problems: tuple[str, ...]
+    problems: tuple[str, ...]  # exit code 1: a rank failed, or devices do not match
+    errors: tuple[str, ...]  # exit code 2: nothing about the wrap can be concluded
     exit_code: int
 
 
@@ -65,33 +106,57 @@ PATH_NOTES: dict[Launcher, str] = {
 }
 
 
+def host_fit(target: TargetView, resolved: frozenset[str]) -> HostFit:
+    if resolved == {target.host_resolves}:
+        return "target-device" if target.host_resolves == target.device else "target-path"
+    if target.host_resolves == "cpu":
+        return "other-path"
+    return "lacks-device"
+
+
 def _results(outcomes: Sequence[RankOutcome]) -> list[RankResult]:
     return [outcome for outcome in outcomes if isinstance(outcome, RankResult)]
 
 
-def _host_notes(target: TargetView, resolved: set[str]) -> tuple[list[str], bool]:
-    """Notes on the host versus the target's host, and whether this host has the device."""
-    shown = ", ".join(sorted(repr(device) for device in resolved))
-    if resolved == {target.device}:
-        return [f"host: MMEngine resolved {shown}, the device of target {target.name}"], True
-    if not target.mmengine_knows_device:
-        plugin = (
-            "`torch_gcu.transfer_to_gcu`"
-            if target.device == "gcu"
-            else (f"the {target.device} torch plug-in")
+def _host_note(target: TargetView, fit: HostFit, shown: str, cuda_hidden: bool) -> str:
+    hidden = (
+        " (the ranks ran with CUDA_VISIBLE_DEVICES='', so that a host with CUDA resolves 'cpu' "
+        f"as a {target.name} host does)"
+        if cuda_hidden
+        else ""
+    )
+    if fit == "target-device":
+        return f"host: MMEngine resolved {shown}, the device of target {target.name}{hidden}"
+    if fit == "target-path":
+        return (
+            f"host: MMEngine resolved {shown}. MMEngine does not know {target.device!r}: on a "
+            f"{target.name} host without {target.plugin()} imported before mmengine it "
+            f"resolves 'cpu' too, so the wrap path shown is the one the {target.name} job "
+            f"runs{hidden}"
         )
-        return [
-            f"host: this host has no {target.device!r} device as MMEngine sees it: "
-            f"mmengine.device.get_device() resolved {shown}. MMEngine does not know "
-            f"{target.device!r}: on a {target.name} host without {plugin} imported "
-            f"before mmengine it resolves 'cpu' just "
-            f"like this host, so the wrap path shown is the one the {target.name} job runs"
-        ], False
-    return [
-        f"host: this host has no {target.device!r} device: MMEngine resolved {shown} here, "
-        f"while on a {target.name} host it resolves {target.device!r} and moves the model there; "
-        f"the wrap path shown is this host's, not the {target.name} job's"
-    ], False
+    if fit == "lacks-device":
+        return (
+            f"host: this host has no {target.device!r} device: MMEngine resolved {shown} here, "
+            f"while on a {target.name} host it resolves {target.device!r} and "
+            f"Runner.wrap_model moves the model there; the wrap path shown is this host's, "
+            f"not the {target.name} job's"
+        )
+    return f"host: MMEngine resolved {shown} here{' with CUDA hidden' if cuda_hidden else ''}"
+
+
+def _span_requirement(result: RankResult) -> str:
+    configured = result.configured_device_ids
+    if configured == "None":
+        return (
+            "DDP accepts such a model only with device_ids=None, which this config's "
+            "model_wrapper_cfg sets"
+        )
+    if configured is not None:
+        return f"DDP accepts such a model only with device_ids=None; this config sets {configured}"
+    return (
+        "DDP accepts such a model only with device_ids=None written out in model_wrapper_cfg "
+        "(left out, Runner.wrap_model passes device_ids=[LOCAL_RANK])"
+    )
 
 
 def _span_notes(results: Sequence[RankResult]) -> list[str]:
@@ -101,8 +166,7 @@ def _span_notes(results: Sequence[RankResult]) -> list[str]:
         if devices.spans_several_devices(placed):
             notes.append(
                 f"rank {result.rank}: parameters span several devices "
-                f"{devices.describe(placed)}: DDP accepts such a model only with "
-                "device_ids=None (and output_device=None) in model_wrapper_cfg"
+                f"{devices.describe(placed)}: {_span_requirement(result)}"
             )
         elif devices.spans_several_devices(built) and placed:
             notes.append(
@@ -113,56 +177,162 @@ def _span_notes(results: Sequence[RankResult]) -> list[str]:
     return notes
 
 
-def _load_or_build_problem(results: Sequence[RankResult]) -> str | None:
-    for result in results:
-        if result.error is not None and result.error.phase in ("load", "build"):
-            what = (
-                "the config failed to load"
-                if result.error.phase == "load"
-                else ("the model failed to build")
-            )
-            first_line = (result.error.headline.splitlines() or [""])[0]
-            return f"{what} (rank {result.rank}): {first_line}"
+def _ended_by(error: RankError) -> str:
+    why = _ENDED_BY.get(error.type)
+    if why is None:
+        return ""
+    code = _CODE_RUN_IN.get(error.phase, f"code run during {error.phase}")
+    return f" ({why.format(code=code)} ended the {error.phase} step)"
+
+
+def _first_line(error: RankError) -> str:
+    return (error.headline.splitlines() or [""])[0] + _ended_by(error)
+
+
+_WHAT_FAILED = {"load": "the config failed to load", "build": "the model failed to build"}
+
+
+def _load_or_build_error(outcomes: Sequence[RankOutcome]) -> str | None:
+    """The first rank that could not load the config or build the model: exit code 2."""
+    for outcome in outcomes:
+        if isinstance(outcome, LostRank):
+            if outcome.died and outcome.phase in _WHAT_FAILED:
+                return f"{_WHAT_FAILED[outcome.phase]} (rank {outcome.rank}): {outcome.reason}"
+        elif outcome.error is not None and outcome.error.phase in _WHAT_FAILED:
+            what = _WHAT_FAILED[outcome.error.phase]
+            return f"{what} (rank {outcome.rank}): {_first_line(outcome.error)}"
     return None
 
 
-def _judge(
+def _host_caused(error: RankError, fit: HostFit | None) -> bool:
+    """A device failure that comes from this host lacking the target's device, not the config."""
+    return fit == "lacks-device" and bool(rules_for(error))
+
+
+def _fit(target: TargetView, results: Sequence[RankResult]) -> tuple[HostFit | None, str]:
+    """How this host compares with the target's (None: no rank got as far as asking MMEngine)."""
+    resolved = frozenset(r.mmengine_device for r in results if r.mmengine_device is not None)
+    shown = ", ".join(sorted(repr(device) for device in resolved))
+    return (host_fit(target, resolved) if resolved else None), shown
+
+
+class _Verdict:
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+        self.warnings: list[str] = []
+        self.problems: list[str] = []
+        self.errors: list[str] = []
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_ERROR if self.errors else (EXIT_FAILED if self.problems else EXIT_OK)
+
+
+def _judge_ranks(
     outcomes: Sequence[RankOutcome],
-    results: Sequence[RankResult],
-    hits: Mapping[int, tuple[RuleHit, ...]],
+    hits: dict[int, tuple[RuleHit, ...]],
     target: TargetView,
-    host_has_device: bool,
-    problems: list[str],
-    warnings: list[str],
+    fit: HostFit | None,
+    verdict: _Verdict,
 ) -> None:
-    """What went wrong on the ranks, and whether the devices are what the target expects."""
+    host_caused: list[RankResult] = []
     for outcome in outcomes:
         if isinstance(outcome, LostRank):
-            problems.append(f"rank {outcome.rank}: {outcome.reason}")
-        elif outcome.error is not None:
+            verdict.problems.append(f"rank {outcome.rank}: {outcome.reason}")
+            continue
+        if outcome.error is not None:
+            if _host_caused(outcome.error, fit):
+                host_caused.append(outcome)
+                continue
             codes = ", ".join(hit.code for hit in hits.get(outcome.rank, ()))
-            problems.append(
+            verdict.problems.append(
                 f"rank {outcome.rank}: {outcome.error.phase} failed with "
-                f"{outcome.error.type}" + (f" ({codes})" if codes else "")
+                f"{outcome.error.type}{_ended_by(outcome.error)}"
+                + (f" ({codes})" if codes else "")
             )
-    placed = [r for r in results if r.ok]
-    if (
-        placed
-        and target.device != "cpu"
-        and all(devices.all_on(r.parameter_devices, "cpu") for r in placed)
-    ):
-        warnings.append(
+        elif outcome.phase != "done":
+            verdict.problems.append(
+                f"rank {outcome.rank}: stopped in {outcome.phase} without finishing it"
+            )
+        if outcome.process_exit_code not in (0, None):
+            verdict.problems.append(
+                f"rank {outcome.rank}: the rank process exited with code "
+                f"{outcome.process_exit_code} after writing its result"
+            )
+    if host_caused:
+        first = host_caused[0]
+        assert first.error is not None
+        ranks = ", ".join(str(result.rank) for result in host_caused)
+        verdict.errors.append(
+            f"rank(s) {ranks}: the {first.error.phase} failure ({first.error.type}) comes from "
+            f"running a {target.device!r} config on a host without a {target.device!r} device "
+            f"(MMEngine resolved {first.mmengine_device!r} here, {target.device!r} on a "
+            f"{target.name} host): this host cannot show whether the {target.name} job's "
+            f"wrap succeeds; run the dry run on a {target.name} host"
+        )
+
+
+def _judge_devices(
+    results: Sequence[RankResult], target: TargetView, fit: HostFit | None, verdict: _Verdict
+) -> None:
+    placed = [result for result in results if result.ok]
+    if not placed:
+        return
+    all_on_cpu = all(devices.all_on(result.parameter_devices, "cpu") for result in placed)
+    if fit == "lacks-device":
+        if all_on_cpu:
+            verdict.notes.append(
+                f"placement: the parameters are on the CPU here because this host has no "
+                f"{target.device!r}; on a {target.name} host MMEngine resolves "
+                f"{target.device!r} and Runner.wrap_model moves them there, which this host "
+                "cannot show"
+            )
+        return
+    if all_on_cpu and target.device != "cpu":
+        verdict.warnings.append(
             f"the parameters end on the CPU for target {target.name} (device "
             f"{target.device!r}): training would run on the CPU"
         )
-    if host_has_device:
+    if fit in ("target-device", None):
         for result in placed:
             if not devices.all_on(result.parameter_devices, target.device):
-                problems.append(
+                verdict.problems.append(
                     f"rank {result.rank}: parameters on "
                     f"{devices.describe(result.parameter_devices)}, not on the target's "
                     f"{target.device!r}"
                 )
+
+
+def _judge(
+    outcomes: Sequence[RankOutcome],
+    hits: dict[int, tuple[RuleHit, ...]],
+    target: TargetView,
+    verdict: _Verdict,
+) -> None:
+    results = _results(outcomes)
+    unsupported = next((r.unsupported for r in results if r.unsupported is not None), None)
+    if unsupported is not None:
+        verdict.errors.append(f"dryrun cannot run this config: {unsupported}")
+        return
+    fit, shown = _fit(target, results)
+    if fit is not None:
+        cuda_hidden = any(result.cuda_visible_devices == "" for result in results)
+        verdict.notes.append(_host_note(target, fit, shown, cuda_hidden))
+        if fit == "other-path":
+            verdict.errors.append(
+                f"this host resolved {shown}"
+                + (" although the ranks ran with CUDA hidden" if cuda_hidden else "")
+                + f", while a {target.name} host resolves 'cpu': the wrap shown is not the "
+                f"{target.name} job's path, so dryrun cannot judge it on this host"
+            )
+            return
+    verdict.notes.extend(_span_notes(results))
+    load_or_build = _load_or_build_error(outcomes)
+    if load_or_build is not None:
+        verdict.errors.append(load_or_build)
+        return
+    _judge_ranks(outcomes, hits, target, fit, verdict)
+    _judge_devices(results, target, fit, verdict)
 
 
 def assess(
@@ -173,30 +343,25 @@ def assess(
     outcomes: Sequence[RankOutcome],
 ) -> DryRunReport:
     results = _results(outcomes)
-    hits = {r.rank: rules_for(r.error) for r in results if r.error is not None}
-    notes = [PATH_NOTES[launcher]]
+    fit, _shown = _fit(target, results)
+    # A rule is named only where it applies to the target, and never for a failure this host
+    # caused by lacking the target's device.
+    hits = {
+        r.rank: ()
+        if _host_caused(r.error, fit)
+        else tuple(hit for hit in rules_for(r.error) if hit.code in target.rules)
+        for r in results
+        if r.error is not None
+    }
+    verdict = _Verdict()
+    verdict.notes.append(PATH_NOTES[launcher])
     if results and results[0].import_paths:
-        notes.append(
+        verdict.notes.append(
             "import paths: custom_imports resolved with "
             + ", ".join(results[0].import_paths)
             + " first on sys.path (as PYTHONPATH in tools/dist_train.sh)"
         )
-    warnings: list[str] = []
-    problems: list[str] = []
-    resolved = {r.mmengine_device for r in results if r.mmengine_device is not None}
-    host_has_device = True
-    if resolved:
-        host_notes, host_has_device = _host_notes(target, resolved)
-        notes.extend(host_notes)
-    notes.extend(_span_notes(results))
-
-    load_problem = _load_or_build_problem(results)
-    if load_problem is not None:
-        problems.append(load_problem)
-        exit_code = EXIT_ERROR
-    else:
-        _judge(outcomes, results, hits, target, host_has_device, problems, warnings)
-        exit_code = EXIT_FAILED if problems else EXIT_OK
+    _judge(outcomes, hits, target, verdict)
     return DryRunReport(
         config,
         target,
@@ -204,8 +369,9 @@ def assess(
         launcher,
         tuple(outcomes),
         hits,
-        tuple(notes),
-        tuple(warnings),
-        tuple(problems),
-        exit_code,
+        tuple(verdict.notes),
+        tuple(verdict.warnings),
+        tuple(verdict.problems),
+        tuple(verdict.errors),
+        verdict.exit_code,
     )

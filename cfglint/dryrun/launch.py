@@ -1,28 +1,38 @@
 """Start N fresh rank processes, wait for them with a deadline, and reap every one.
 
 Each rank is a new interpreter (never a fork of this one) in its own session, so a hung
-rank and anything it started can be killed as a group.
+rank and anything it started can be killed as a group. Because the ranks are out of reach of
+a terminal's Ctrl-C or a CI runner's cancel, the launcher kills them itself on SIGINT, SIGTERM
+and SIGHUP, and each rank kills itself if the launcher dies (see `worker.die_with_parent`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Literal
 
 from cfglint.dryrun.result import (
+    PHASES,
     LostRank,
+    Phase,
+    PhaseMark,
     RankOutcome,
+    RankResult,
     WorkerRequest,
     rank_result_from_json,
 )
@@ -31,8 +41,62 @@ Launcher = Literal["entry-point", "pytorch", "none"]
 _POLL_S = 0.05
 _LOG_TAIL_CHARS = 2000
 # Ranks run the same steps, so once one has left the others follow within seconds; one that
-# does not is waiting on a collective with a rank that is gone.
+# does not is waiting on a collective with a rank that is gone. Not with launcher 'none': there
+# the ranks share nothing and each gets the whole --timeout.
 STRAGGLER_GRACE_S = 30.0
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Stopped(BaseException):
+    """The launcher got a stop signal; every rank was killed and reaped before this was raised."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _StopSignals:
+    """Turn SIGINT/SIGTERM/SIGHUP into `Stopped`, except while children are started or killed.
+
+    While `holding`, a signal is only remembered, so no child is started without being
+    recorded and no kill is cut short; it is raised once holding ends.
+    """
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self.holding = False
+
+    def _handle(self, signum: int, _frame: FrameType | None) -> None:
+        if self.received is None:
+            self.received = signum
+        if not self.holding:
+            raise Stopped(signum)
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield  # only the main thread may set handlers; the caller's own handling applies
+            return
+        previous = {signum: signal.signal(signum, self._handle) for signum in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+        if self.received is not None:
+            raise Stopped(self.received)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+
+    def raise_if_received(self) -> None:
+        if self.received is not None:
+            raise Stopped(self.received)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +106,8 @@ class LaunchPlan:
     launcher: Launcher
     timeout_s: float
     sys_path: tuple[Path, ...]
+    # Ranks see no CUDA, so mmengine.device.get_device() resolves what a host without CUDA does.
+    hide_cuda: bool = False
 
 
 def free_port() -> int:
@@ -51,7 +117,9 @@ def free_port() -> int:
         return port
 
 
-def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
+def rank_environment(
+    rank: int, world_size: int, port: int, *, hide_cuda: bool = False
+) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         RANK=str(rank),
@@ -62,6 +130,9 @@ def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
         MASTER_PORT=str(port),
         PYTHONUNBUFFERED="1",
     )
+    if hide_cuda:
+        # Read by the CUDA runtime when torch first touches it: set before the rank starts.
+        env["CUDA_VISIBLE_DEVICES"] = ""
     return env
 
 
@@ -69,34 +140,46 @@ def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
 class _Child:
     rank: int
     process: subprocess.Popen[bytes]
-    result_path: Path
-    log_path: Path
+    folder: Path
+    killed: bool = False  # still running when the launcher killed it
+
+    @property
+    def result_path(self) -> Path:
+        return self.folder / f"rank{self.rank}.json"
+
+    @property
+    def log_path(self) -> Path:
+        return self.folder / f"rank{self.rank}.log"
+
+    @property
+    def phase_path(self) -> Path:
+        return self.folder / f"rank{self.rank}.phase.json"
 
 
-def _start(plan: LaunchPlan, rank: int, port: int, folder: Path) -> _Child:
-    result_path = folder / f"rank{rank}.json"
-    log_path = folder / f"rank{rank}.log"
+def _start(plan: LaunchPlan, rank: int, port: int, folder: Path) -> subprocess.Popen[bytes]:
     request = WorkerRequest(
         config=str(plan.config),
-        result_path=str(result_path),
+        result_path=str(folder / f"rank{rank}.json"),
         launcher=plan.launcher,
         timeout_s=plan.timeout_s,
         sys_path=tuple(str(path) for path in plan.sys_path),
+        phase_path=str(folder / f"rank{rank}.phase.json"),
+        parent_pid=os.getpid(),
     )
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
+    with (folder / f"rank{rank}.log").open("wb") as log:
+        return subprocess.Popen(
             [sys.executable, "-m", "cfglint.dryrun.worker", json.dumps(request.to_json())],
-            env=rank_environment(rank, plan.world_size, port),
+            env=rank_environment(rank, plan.world_size, port, hide_cuda=plan.hide_cuda),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    return _Child(rank, process, result_path, log_path)
 
 
 def _kill(child: _Child) -> None:
     if child.process.poll() is None:
+        child.killed = True
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.process.pid, signal.SIGKILL)
     child.process.wait()
@@ -110,50 +193,184 @@ def _tail(path: Path) -> str:
     return text[-_LOG_TAIL_CHARS:].strip()
 
 
-def _outcome(child: _Child, timed_out: bool, waited_s: float) -> RankOutcome:
-    if child.result_path.is_file():
+def _mark(child: _Child) -> PhaseMark | None:
+    try:
+        return PhaseMark.from_json(json.loads(child.phase_path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass
+class _Wait:
+    """How the wait ended, for the words on the ranks that had to be killed."""
+
+    timeout_s: float
+    started: float = field(default_factory=time.monotonic)
+    finished: list[int] = field(default_factory=list)  # ranks in the order they left
+    straggler_deadline: float | None = None
+    ended_by: Literal["all-finished", "timeout", "stragglers", "stopped"] = "stopped"
+
+    def kill_reason(self) -> str:
+        waited = time.monotonic() - self.started
+        if self.ended_by == "stragglers":
+            leavers = ", ".join(map(str, self.finished))
+            return (
+                f"still running {STRAGGLER_GRACE_S:.0f} s after rank(s) {leavers} had "
+                "finished: killed"
+            )
+        if self.ended_by == "timeout":
+            return f"no result after {waited:.0f} s (--timeout {self.timeout_s:g}): killed"
+        return f"stopped by a signal after {waited:.0f} s: killed"
+
+
+def _exit_description(returncode: int) -> str:
+    if returncode < 0:
+        with contextlib.suppress(ValueError):
+            return f"killed by signal {signal.Signals(-returncode).name}"
+        return f"killed by signal {-returncode}"
+    return f"exited with code {returncode}"
+
+
+def _where(mark: PhaseMark | None) -> str:
+    if mark is None:
+        return "while starting (before it loaded the config)"
+    return f"in {mark.phase} ({mark.doing})"
+
+
+def _position(phase: Phase | None) -> int:
+    return -1 if phase is None else PHASES.index(phase)
+
+
+def _lost(
+    child: _Child, marks: dict[int, PhaseMark | None], results: dict[int, RankResult], wait: _Wait
+) -> LostRank:
+    mark = marks[child.rank]
+    phase = mark.phase if mark is not None else None
+    tail = _tail(child.log_path)
+    if not child.killed:
+        reason = (
+            f"died {_where(mark)}: {_exit_description(child.process.returncode)} "
+            "without a result"
+        )
+        return LostRank(child.rank, reason, tail, phase, died=True)
+    behind = []
+    if mark is not None and mark.waits_for_ranks:
+        for other, other_mark in marks.items():
+            if other == child.rank:
+                continue
+            other_phase = (
+                results[other].phase
+                if other in results
+                else (other_mark.phase if other_mark is not None else None)
+            )
+            if _position(other_phase) < _position(phase):
+                behind.append(other)
+    if behind:
+        ranks = ", ".join(map(str, behind))
+        reason = (
+            f"waiting {_where(mark)} for rank(s) {ranks}, which never got there; "
+            f"{wait.kill_reason()}"
+        )
+    else:
+        reason = f"hung {_where(mark)}: {wait.kill_reason()}"
+    return LostRank(child.rank, reason, tail, phase, died=False)
+
+
+def _outcomes(children: Sequence[_Child], wait: _Wait) -> list[RankOutcome]:
+    marks = {child.rank: _mark(child) for child in children}
+    results: dict[int, RankResult] = {}
+    unreadable: dict[int, str] = {}
+    for child in children:
+        if not child.result_path.is_file():
+            continue
         try:
             data = json.loads(child.result_path.read_text(encoding="utf-8"))
-            return rank_result_from_json(data)
+            result = rank_result_from_json(data)
         except (ValueError, KeyError, TypeError) as error:
-            return LostRank(child.rank, f"unreadable result: {error}", _tail(child.log_path))
-    if timed_out:
-        reason = f"no result after {waited_s:.0f} s: killed (a hung rank, see --timeout)"
-    else:
-        reason = f"exited with code {child.process.returncode} without a result"
-    return LostRank(child.rank, reason, _tail(child.log_path))
+            unreadable[child.rank] = f"unreadable result: {error}"
+            continue
+        # A rank killed after writing its result (stuck leaving) still reported everything.
+        exit_code = None if child.killed else child.process.returncode
+        results[child.rank] = dataclasses.replace(result, process_exit_code=exit_code)
+    outcomes: list[RankOutcome] = []
+    for child in children:
+        if child.rank in results:
+            outcomes.append(results[child.rank])
+        elif child.rank in unreadable:
+            mark = marks[child.rank]
+            outcomes.append(
+                LostRank(
+                    child.rank,
+                    unreadable[child.rank],
+                    _tail(child.log_path),
+                    mark.phase if mark is not None else None,
+                    died=True,
+                )
+            )
+        else:
+            outcomes.append(_lost(child, marks, results, wait))
+    return outcomes
+
+
+def _wait(
+    children: Sequence[_Child],
+    plan: LaunchPlan,
+    wait: _Wait,
+    on_rank_done: Callable[[int], None] | None,
+) -> None:
+    deadline = wait.started + plan.timeout_s
+    running = {child.rank: child for child in children}
+    while running:
+        for rank, child in sorted(running.items()):
+            if child.process.poll() is not None:
+                del running[rank]
+                wait.finished.append(rank)
+                if on_rank_done is not None:
+                    on_rank_done(rank)
+        if not running:
+            wait.ended_by = "all-finished"
+            return
+        if wait.finished and plan.launcher != "none" and wait.straggler_deadline is None:
+            wait.straggler_deadline = time.monotonic() + STRAGGLER_GRACE_S
+        now = time.monotonic()
+        if now >= deadline:
+            wait.ended_by = "timeout"
+            return
+        if wait.straggler_deadline is not None and now >= wait.straggler_deadline:
+            wait.ended_by = "stragglers"
+            return
+        time.sleep(_POLL_S)
 
 
 def run_ranks(
     plan: LaunchPlan, on_rank_done: Callable[[int], None] | None = None
 ) -> list[RankOutcome]:
-    """Run every rank to the end or to the deadline; all children are reaped on return."""
+    """Run every rank to the end or to the deadline; all children are reaped on return.
+
+    Raises `Stopped` on SIGINT, SIGTERM or SIGHUP, after killing and reaping every rank and
+    removing the temporary folder.
+    """
     port = free_port()
-    with tempfile.TemporaryDirectory(prefix="cfglint-dryrun-") as temporary:
-        folder = Path(temporary)
+    signals = _StopSignals()
+    with signals.installed():
+        with signals.held():
+            folder = Path(tempfile.mkdtemp(prefix="cfglint-dryrun-"))
         children: list[_Child] = []
-        timed_out = False
-        started = time.monotonic()
+        wait = _Wait(plan.timeout_s)
         try:
-            children = [_start(plan, rank, port, folder) for rank in range(plan.world_size)]
-            started = time.monotonic()
-            deadline = started + plan.timeout_s
-            running = set(range(len(children)))
-            while running:
-                for index in sorted(running):
-                    if children[index].process.poll() is not None:
-                        running.discard(index)
-                        if on_rank_done is not None:
-                            on_rank_done(children[index].rank)
-                if running and len(running) < len(children):
-                    deadline = min(deadline, time.monotonic() + STRAGGLER_GRACE_S)
-                if running and time.monotonic() >= deadline:
-                    timed_out = True
-                    break
-                time.sleep(_POLL_S)
+            try:
+                with signals.held():
+                    for rank in range(plan.world_size):
+                        children.append(_Child(rank, _start(plan, rank, port, folder), folder))
+                signals.raise_if_received()
+                wait = _Wait(plan.timeout_s)
+                _wait(children, plan, wait, on_rank_done)
+            finally:
+                # Also on a stop signal and on any error here: no child outlives the command.
+                with signals.held():
+                    for child in children:
+                        _kill(child)
+            return _outcomes(children, wait)
         finally:
-            # Also on Ctrl-C and on any error here: no child outlives the command.
-            for child in children:
-                _kill(child)
-        waited_s = time.monotonic() - started if children else 0.0
-        return [_outcome(child, timed_out, waited_s) for child in children]
+            with signals.held():
+                shutil.rmtree(folder, ignore_errors=True)

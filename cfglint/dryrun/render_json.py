@@ -7,9 +7,15 @@ import json
 from typing import Any
 
 from cfglint.dryrun.assess import DryRunReport
-from cfglint.dryrun.result import LostRank, RankOutcome
+from cfglint.dryrun.result import LostRank, RankOutcome, RankResult
 
-REPORT_SCHEMA_VERSION = 1
+REPORT_SCHEMA_VERSION = 2
+
+
+def _status(outcome: RankResult) -> str:
+    if outcome.unsupported is not None:
+        return "unsupported"
+    return "ok" if outcome.ok else "failed"
 
 
 def _rank(outcome: RankOutcome, report: DryRunReport) -> dict[str, Any]:
@@ -17,11 +23,13 @@ def _rank(outcome: RankOutcome, report: DryRunReport) -> dict[str, Any]:
         return {
             "rank": outcome.rank,
             "status": "lost",
+            "phase": outcome.phase,
+            "died": outcome.died,
             "reason": outcome.reason,
             "log_tail": outcome.log_tail,
         }
     data = dataclasses.asdict(outcome)
-    data["status"] = "ok" if outcome.ok else "failed"
+    data["status"] = _status(outcome)
     data["rules"] = [dataclasses.asdict(hit) for hit in report.rule_hits.get(outcome.rank, ())]
     return data
 
@@ -37,6 +45,7 @@ def render_json(report: DryRunReport) -> str:
         "notes": list(report.notes),
         "warnings": list(report.warnings),
         "problems": list(report.problems),
+        "errors": list(report.errors),
         "exit_code": report.exit_code,
     }
     return json.dumps(document, indent=2)

@@ -22,10 +22,16 @@ def _ids(device_ids: tuple[int | str, ...] | None) -> str:
     return "None" if device_ids is None else "[" + ", ".join(map(repr, device_ids)) + "]"
 
 
+def _status(result: RankResult) -> str:
+    if result.unsupported is not None:
+        return "not run (unsupported config, see below)"
+    if not result.ok:
+        return f"FAILED in {result.phase}"
+    return "wrapped" if result.wrapper is not None else "placed (not wrapped)"
+
+
 def _result_lines(result: RankResult, report: DryRunReport) -> list[str]:
-    status = "wrapped" if result.ok else f"FAILED in {result.phase}"
-    if result.ok and result.wrapper is None:
-        status = "placed (not wrapped)"
+    status = _status(result)
     lines = [f"rank {result.rank} (LOCAL_RANK {result.local_rank}): {status}"]
     if result.mmengine_device is not None:
         lines.append(f"{_INDENT}mmengine.device.get_device(): {result.mmengine_device!r}")
@@ -47,6 +53,11 @@ def _result_lines(result: RankResult, report: DryRunReport) -> list[str]:
                 f"{_INDENT}-> {hit.code} catches this statically ({hit.why}); "
                 f"`cfglint rule {hit.code}`"
             )
+    if result.process_exit_code not in (0, None):
+        lines.append(
+            f"{_INDENT}rank process: exited with code {result.process_exit_code} "
+            "after writing its result"
+        )
     return lines
 
 
@@ -62,7 +73,7 @@ def _verdict(report: DryRunReport) -> str:
     if report.exit_code == EXIT_OK:
         return f"ok: all {report.world_size} ranks went through MMEngine's wrap path"
     if report.exit_code == EXIT_ERROR:
-        return "error: " + "; ".join(report.problems)
+        return "error: " + "; ".join(report.errors)
     return f"failed: {len(report.problems)} problem(s)"
 
 
@@ -75,7 +86,6 @@ def render_text(report: DryRunReport) -> str:
         lines.extend(_outcome_lines(outcome, report))
     lines += [f"note: {note}" for note in report.notes]
     lines += [f"warning: {warning}" for warning in report.warnings]
-    if report.exit_code != EXIT_ERROR:
-        lines += [f"problem: {problem}" for problem in report.problems]
+    lines += [f"problem: {problem}" for problem in report.problems]
     lines.append(_verdict(report))
     return "\n".join(lines) + "\n"

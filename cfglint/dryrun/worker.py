@@ -1,10 +1,11 @@
 """One rank of the dry run: `python -m cfglint.dryrun.worker REQUEST_JSON`.
 
-It goes through the Runner's own steps in the Runner's order (`setup_env`, default scope,
-`build_model`, `wrap_model`), calling MMEngine's methods themselves on a stand-in that
-carries only the attributes those methods read, so what runs is MMEngine's code, not a copy.
-It writes one JSON result (schema in docs/dryrun.md) and exits 0; a non-zero exit or a
-missing result means the rank itself broke.
+It goes through the Runner's own steps in the Runner's order (`setup_env`, `set_randomness`,
+default scope, `build_model`, `wrap_model`), calling MMEngine's methods themselves on a stand-in
+that carries only the attributes those methods read, so what runs is MMEngine's code, not a copy.
+It writes one JSON result (schema in docs/dryrun.md) and leaves with `os._exit(0)`; a non-zero
+exit or a missing result means the rank itself broke. Whatever ends a step, `SystemExit` included,
+is recorded as that step's failure.
 
 torch and mmengine are imported here only, inside functions.
 """
@@ -12,19 +13,28 @@ torch and mmengine are imported here only, inside functions.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import datetime
 import json
 import os
+import signal
 import sys
+import threading
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from cfglint.dryrun.result import SCHEMA_VERSION, Phase, WorkerRequest
+from cfglint.dryrun.result import SCHEMA_VERSION, Phase, PhaseMark, WorkerRequest
+
+# The Runner classes whose path the dry run follows; anything else is refused, not guessed at.
+SUPPORTED_RUNNER_TYPES = frozenset({"Runner"})
+_PR_SET_PDEATHSIG = 1
+_PARENT_POLL_S = 0.5
 
 
 class _RunnerStandIn:
-    """The attributes `Runner.setup_env` and `Runner.wrap_model` read and write."""
+    """The attributes `Runner.setup_env`, `set_randomness` and `wrap_model` read and write."""
 
     def __init__(self, cfg: Any, launcher: str, distributed: bool, logger: Any) -> None:
         self.cfg = cfg
@@ -48,6 +58,33 @@ def _devices(tensors: Any) -> list[str]:
     return sorted({str(tensor.device) for tensor in tensors})
 
 
+def _write_json(target: Path, data: dict[str, Any]) -> None:
+    # Written whole then renamed, so the parent never reads half a file.
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_text(json.dumps(data), encoding="utf-8")
+    temporary.replace(target)
+
+
+def unsupported_runner(cfg: Any) -> str | None:
+    """Why this config's runner is not one whose path the dry run follows, or None."""
+    runner_type = cfg.get("runner_type")
+    if runner_type is None:
+        return None
+    name = runner_type if isinstance(runner_type, str) else getattr(runner_type, "__name__", "")
+    if name in SUPPORTED_RUNNER_TYPES:
+        return None
+    if name == "FlexibleRunner":
+        return (
+            "runner_type='FlexibleRunner': FlexibleRunner configs are not supported by dryrun "
+            "yet (FlexibleRunner places and wraps the model through its `strategy`, not "
+            "Runner.wrap_model)"
+        )
+    return (
+        f"runner_type={name or runner_type!r}: dryrun follows mmengine.runner.Runner's path "
+        "only; another runner may build and wrap the model its own way"
+    )
+
+
 class _Rank:
     def __init__(self, request: WorkerRequest) -> None:
         self.request = request
@@ -61,11 +98,18 @@ class _Rank:
             if request.launcher == "none"
             else ("init_dist" if request.launcher == "pytorch" else "entry-point"),
             "import_paths": list(request.sys_path),
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
             "error": None,
+            "unsupported": None,
         }
 
-    def step(self, phase: Phase) -> None:
+    def step(self, phase: Phase, doing: str, *, waits_for_ranks: bool = False) -> None:
         self.result["phase"] = phase
+        if self.request.phase_path:
+            # Only for the report about a hung rank: never a reason to fail the rank.
+            with contextlib.suppress(OSError):
+                mark = PhaseMark(phase, doing, waits_for_ranks)
+                _write_json(Path(self.request.phase_path), mark.to_json())
 
     def fail(self, error: BaseException) -> _Stop:
         self.result["error"] = {
@@ -77,10 +121,7 @@ class _Rank:
         return _Stop()
 
     def write(self) -> None:
-        target = Path(self.request.result_path)
-        temporary = target.with_suffix(".tmp")
-        temporary.write_text(json.dumps(self.result), encoding="utf-8")
-        temporary.replace(target)
+        _write_json(Path(self.request.result_path), self.result)
 
     def extend_sys_path(self) -> None:
         # What `PYTHONPATH=<repo root>` does in OpenMMLab's tools/dist_train.sh.
@@ -89,32 +130,50 @@ class _Rank:
                 sys.path.remove(entry)
             sys.path.insert(0, entry)
 
-    def run(self) -> None:
+    def run(self) -> int:
+        """Run the steps and write the result; the exit code for the rank process."""
         self.extend_sys_path()
         try:
-            cfg = self.load()
-            stand_in = self.setup_env(cfg)
-            model = self.build(cfg, stand_in)
-            self.wrap(cfg, stand_in, model)
-            self.step("done")
+            self.steps()
         except _Stop:
             pass
-        finally:
+        except BaseException as error:  # nothing may end a rank unrecorded
+            if self.result["error"] is None:
+                self.fail(error)
+        with contextlib.suppress(BaseException):
             self.record_process_group()
+        try:
             self.write()
-        self.close()
+        except BaseException:  # no result: the parent reports the rank as lost
+            traceback.print_exc()
+            return 1
+        with contextlib.suppress(BaseException):
+            self.close()
+        return 0
+
+    def steps(self) -> None:
+        cfg = self.load()
+        why_not = unsupported_runner(cfg)
+        if why_not is not None:
+            self.result["unsupported"] = why_not
+            return
+        stand_in = self.setup_env(cfg)
+        model = self.build(cfg, stand_in)
+        self.wrap(cfg, stand_in, model)
+        self.step("done", "finished")
 
     def load(self) -> Any:
+        self.step("load", "Config.fromfile (runs the config's code and its custom_imports)")
         try:
             from mmengine.config import Config
 
             # Executes the config's code and imports its `custom_imports`.
             return Config.fromfile(self.request.config)
-        except Exception as error:
+        except BaseException as error:
             raise self.fail(error) from error
 
     def setup_env(self, cfg: Any) -> _RunnerStandIn:
-        self.step("setup_env")
+        self.step("setup_env", "importing mmengine")
         try:
             from mmengine.device import get_device
             from mmengine.logging import MMLogger
@@ -127,12 +186,31 @@ class _Rank:
             launcher = "none" if self.request.launcher == "none" else "pytorch"
             stand_in = _RunnerStandIn(cfg, launcher, launcher != "none", logger)
             if self.request.launcher == "entry-point":
+                self.step(
+                    "setup_env",
+                    "creating the gloo process group (waits for every rank to join)",
+                    waits_for_ranks=True,
+                )
                 self.init_process_group()
             # `Runner.from_cfg`'s own default for a config without `env_cfg`.
             env_cfg = cfg.get("env_cfg", {"dist_cfg": {"backend": "nccl"}})
+            self.step(
+                "setup_env",
+                "Runner.setup_env"
+                + (" (mmengine.dist.init_dist)" if self.request.launcher == "pytorch" else "")
+                + " and the timestamp broadcast (waits for every rank)",
+                waits_for_ranks=stand_in.distributed,
+            )
             Runner.setup_env(stand_in, env_cfg)
+            # Runner.__init__ seeds right after setup_env (a collective when no seed is set).
+            self.step(
+                "setup_env",
+                "Runner.set_randomness (syncs the seed with every rank)",
+                waits_for_ranks=stand_in.distributed,
+            )
+            Runner.set_randomness(stand_in, **cfg.get("randomness", {"seed": None}))
             return stand_in
-        except Exception as error:
+        except BaseException as error:
             raise self.fail(error) from error
 
     def init_process_group(self) -> None:
@@ -147,7 +225,7 @@ class _Rank:
         )
 
     def build(self, cfg: Any, stand_in: _RunnerStandIn) -> Any:
-        self.step("build")
+        self.step("build", "Runner.build_model, the model's own __init__")
         try:
             from mmengine.registry import DefaultScope
             from mmengine.runner import Runner
@@ -155,24 +233,40 @@ class _Rank:
             scope = cfg.get("default_scope", "mmengine")  # Runner.from_cfg's default
             if scope is not None:
                 DefaultScope.get_instance(f"cfglint-dryrun-{os.getpid()}", scope_name=scope)
-            model = Runner.build_model(stand_in, cfg["model"])
+            model = cfg["model"]
+            data_preprocessor = cfg.get("data_preprocessor")
+            # Runner.__init__'s own merge, inline there, so it cannot be called on its own.
+            if isinstance(model, dict) and data_preprocessor is not None:
+                model.setdefault("data_preprocessor", data_preprocessor)
+            model = Runner.build_model(stand_in, model)
             self.result["built_parameter_devices"] = _devices(model.parameters())
             return model
-        except Exception as error:
+        except BaseException as error:
             raise self.fail(error) from error
 
     def wrap(self, cfg: Any, stand_in: _RunnerStandIn, model: Any) -> None:
-        self.step("wrap")
-        from mmengine.runner import Runner
-
+        self.step(
+            "wrap",
+            "Runner.wrap_model; DDP's constructor syncs with every rank",
+            waits_for_ranks=stand_in.distributed,
+        )
         try:
-            wrapped = Runner.wrap_model(stand_in, cfg.get("model_wrapper_cfg"), model)
-        except Exception as error:
+            from mmengine.runner import Runner
+
+            wrapper_cfg = cfg.get("model_wrapper_cfg")
+            if isinstance(wrapper_cfg, dict) and "device_ids" in wrapper_cfg:
+                self.result["configured_device_ids"] = repr(wrapper_cfg["device_ids"])
+            wrapped = Runner.wrap_model(stand_in, wrapper_cfg, model)
+        except BaseException as error:
             # `model.to()` moved the model in place before the wrapper refused it.
-            self.record_devices(model)
+            with contextlib.suppress(BaseException):
+                self.record_devices(model)
             raise self.fail(error) from error
-        self.record_wrapper(wrapped)
-        self.record_devices(wrapped.module if self.result["wrapper"] is not None else wrapped)
+        try:
+            self.record_wrapper(wrapped)
+            self.record_devices(wrapped.module if self.result["wrapper"] is not None else wrapped)
+        except BaseException as error:
+            raise self.fail(error) from error
 
     def record_devices(self, model: Any) -> None:
         self.result["parameter_devices"] = _devices(model.parameters())
@@ -204,22 +298,59 @@ class _Rank:
 
     def close(self) -> None:
         # The result is written; leaving is all that is left.
-        with contextlib.suppress(Exception):
-            import torch.distributed as torch_dist
+        import torch.distributed as torch_dist
 
-            if torch_dist.is_available() and torch_dist.is_initialized():
-                torch_dist.destroy_process_group()
+        if torch_dist.is_available() and torch_dist.is_initialized():
+            torch_dist.destroy_process_group()
 
 
 def _plain(value: Any) -> int | str:
     return value if isinstance(value, int) else str(value)
 
 
+def _kill_own_group() -> None:
+    # The rank leads its own session: its group holds anything the config started too.
+    with contextlib.suppress(OSError):
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    os._exit(1)
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while os.getppid() == parent_pid:
+        time.sleep(_PARENT_POLL_S)
+    _kill_own_group()
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """End this rank when the launcher dies, even by SIGKILL, which no handler sees.
+
+    Linux: the kernel sends SIGKILL (PR_SET_PDEATHSIG). Elsewhere, or if prctl fails: a thread
+    polls the parent pid.
+    """
+    if parent_pid <= 0:
+        return
+    armed = False
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    # The parent may have died before prctl took effect: then the signal never comes.
+    if os.getppid() != parent_pid:
+        _kill_own_group()
+    if not armed:
+        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
     request = WorkerRequest.from_json(json.loads(argv[1]))
-    _Rank(request).run()
-    return 0
+    die_with_parent(request.parent_pid)
+    return _Rank(request).run()
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    code = main(sys.argv)
+    with contextlib.suppress(BaseException):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    # Not sys.exit: a thread the config's code left running must not keep the rank alive.
+    os._exit(code)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -103,6 +106,11 @@ def test_fixed_config_for_cpu_wraps_on_every_rank_and_exits_0() -> None:
             "is_ddp": True,
         }
         assert rank["import_paths"][0] == str(EXAMPLES)
+        # A CPU host resolves 'cpu' even where the host has CUDA: the ranks never see it.
+        assert rank["cuda_visible_devices"] == ""
+        assert rank["configured_device_ids"] == "None"
+        assert rank["process_exit_code"] == 0
+        assert "schema" not in rank
 
 
 def test_fixed_config_for_t20_exits_0_and_warns_that_training_would_run_on_cpu() -> None:
@@ -149,6 +157,27 @@ def test_launcher_none_places_the_model_without_a_wrapper() -> None:
             "the config failed to load (rank 0): ImportError: Failed to import custom modules",
         ),
         ("unknown_model.py", "the model failed to build (rank 0): KeyError"),
+        # Runner.__init__ hands the top-level data_preprocessor to the model, as here.
+        (
+            "unknown_data_preprocessor.py",
+            "the model failed to build (rank 0): KeyError: 'NoSuchPreprocessor is not in the "
+            "mmengine::model registry",
+        ),
+        (
+            "exits_while_loading.py",
+            "the config failed to load (rank 0): SystemExit: 0 (sys.exit() or raise SystemExit "
+            "in the config's code ended the load step)",
+        ),
+        (
+            "exits_while_building.py",
+            "the model failed to build (rank 0): SystemExit: 3 (sys.exit() or raise SystemExit "
+            "in the model's code ended the build step)",
+        ),
+        (
+            "flexible_runner.py",
+            "dryrun cannot run this config: runner_type='FlexibleRunner': FlexibleRunner "
+            "configs are not supported by dryrun yet",
+        ),
     ],
 )
 def test_load_and_build_errors_exit_2_with_a_clear_line(config: str, message: str) -> None:
@@ -158,42 +187,141 @@ def test_load_and_build_errors_exit_2_with_a_clear_line(config: str, message: st
     assert "Traceback" not in result.stdout + result.stderr
 
 
-def test_a_hung_rank_is_killed_at_the_timeout_and_reaped() -> None:
-    config = CONFIGS / "hangs_while_building.py"
+def test_a_hung_rank_and_the_rank_waiting_for_it_are_told_apart_and_reaped() -> None:
+    config = CONFIGS / "hangs_on_rank_1.py"
     started = time.monotonic()
-    result = dryrun(config, "--target", "cpu", "--timeout", "6", cwd=CONFIGS)
-    assert time.monotonic() - started < 30
-    assert result.exit_code == 1
-    assert "rank 0: LOST: no result after 6 s: killed (a hung rank, see --timeout)" in (
-        result.stdout
-    )
+    result = dryrun(config, "--target", "cpu", "--timeout", "12", cwd=CONFIGS)
+    assert time.monotonic() - started < 40
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert (
+        "rank 0: LOST: waiting in wrap (Runner.wrap_model; DDP's constructor syncs with every "
+        "rank) for rank(s) 1, which never got there; no result after 12 s (--timeout 12): "
+        "killed"
+    ) in result.stdout
+    assert (
+        "rank 1: LOST: hung in build (Runner.build_model, the model's own __init__): no result "
+        "after 12 s (--timeout 12): killed"
+    ) in result.stdout
     assert worker_processes_for(config) == []
 
 
-def test_a_rank_that_dies_is_reported_with_its_log() -> None:
+def test_a_rank_that_dies_while_building_is_a_build_error_with_its_log() -> None:
     result = dryrun(
         CONFIGS / "dies_while_building.py", "--target", "cpu", "--world-size", "1", cwd=CONFIGS
     )
-    assert result.exit_code == 1
-    assert "rank 0: LOST: exited with code 3 without a result" in result.stdout
+    assert result.exit_code == 2
+    assert (
+        "rank 0: LOST: died in build (Runner.build_model, the model's own __init__): exited "
+        "with code 3 without a result"
+    ) in result.stdout
     assert "| rank going down hard" in result.stdout
 
 
-def test_ctrl_c_reaps_every_rank() -> None:
+def test_a_thread_left_running_does_not_hold_a_finished_rank() -> None:
+    started = time.monotonic()
+    result = dryrun(
+        CONFIGS / "leaves_a_thread_running.py",
+        *("--target", "cpu", "--world-size", "1", "--timeout", "120"),
+        cwd=CONFIGS,
+    )
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert time.monotonic() - started < 60
+
+
+def _start_hung_run(world_size: int, tmp_path: Path, *wrapper: str) -> subprocess.Popen[bytes]:
     config = CONFIGS / "hangs_while_building.py"
     parent = subprocess.Popen(
-        [sys.executable, "-m", "cfglint", "dryrun", str(config), "--target", "cpu"],
+        [
+            *wrapper,
+            sys.executable,
+            *("-m", "cfglint", "dryrun", str(config), "--target", "cpu"),
+            *("--world-size", str(world_size)),
+        ],
         cwd=CONFIGS,
+        env=dict(os.environ, TMPDIR=str(tmp_path)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 20
-    while len(worker_processes_for(config)) < 2 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60
+    while len(worker_processes_for(config)) < world_size and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(worker_processes_for(config)) == 2
-    parent.send_signal(signal.SIGINT)
-    assert parent.wait(timeout=20) == 130
-    assert worker_processes_for(config) == []
+    assert len(worker_processes_for(config)) == world_size
+    return parent
+
+
+def _gone(config: Path, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while worker_processes_for(config) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return worker_processes_for(config) == []
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGHUP])
+def test_a_stop_signal_reaps_every_rank_and_the_temporary_folder(
+    stop: signal.Signals, tmp_path: Path
+) -> None:
+    parent = _start_hung_run(1, tmp_path)
+    parent.send_signal(stop)
+    assert parent.wait(timeout=30) == 128 + stop
+    assert worker_processes_for(CONFIGS / "hangs_while_building.py") == []
+    assert list(tmp_path.glob("cfglint-dryrun-*")) == []
+    assert parent.stderr is not None
+    assert f"stopped by {stop.name}: every rank was killed" in parent.stderr.read().decode()
+
+
+@pytest.mark.skipif(shutil.which("timeout") is None, reason="needs coreutils' timeout")
+def test_a_ci_cancel_through_timeout_reaps_every_rank_and_the_temporary_folder(
+    tmp_path: Path,
+) -> None:
+    # What a CI runner does on cancel: SIGTERM to the command, here from coreutils' timeout.
+    parent = _start_hung_run(2, tmp_path, "timeout", "10")
+    assert parent.wait(timeout=60) == 124
+    assert worker_processes_for(CONFIGS / "hangs_while_building.py") == []
+    assert list(tmp_path.glob("cfglint-dryrun-*")) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ranks_die_with_a_killed_launcher(tmp_path: Path) -> None:
+    parent = _start_hung_run(1, tmp_path)
+    parent.kill()  # SIGKILL: no handler of the launcher runs
+    parent.wait(timeout=30)
+    assert _gone(CONFIGS / "hangs_while_building.py", within_s=10)
+
+
+def test_progress_goes_to_a_terminal_on_stderr_and_stdout_keeps_only_the_report(
+    tmp_path: Path,
+) -> None:
+    controller, terminal = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")}
+    env.update(TERM="xterm-256color", COLUMNS="100")
+    with (tmp_path / "out.txt").open("wb") as out:
+        parent = subprocess.Popen(
+            [sys.executable, "-m", "cfglint", "dryrun", str(FIXED), "--target", "cpu"],
+            cwd=EXAMPLES,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=terminal,
+        )
+    os.close(terminal)
+    drawn = b""
+    while True:
+        ready, _, _ = select.select([controller], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal closed: the command is gone
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif parent.poll() is not None:
+            break
+    os.close(controller)
+    report = (tmp_path / "out.txt").read_text()
+    assert parent.wait(timeout=60) == 0, drawn.decode(errors="replace") + report
+    assert report.startswith(f"{FIXED}: dry run for target cpu"), report[:200]
+    assert "dry run: ranks finished" in drawn.decode(errors="replace")
 
 
 def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> None:
@@ -202,16 +330,47 @@ def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> N
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO_ROOT}")
     result = dryrun(SEED_001, "--target", "cpu", env=env)
     assert result.exit_code == 2
-    assert result.stderr.splitlines()[-1] == (
+    # One line: nothing claims to execute the config when nothing will.
+    assert result.stderr.splitlines() == [
         "cfglint: error: the dry run needs torch, which is not installed: "
         "pip install 'cfglint[dryrun]'"
-    )
+    ]
 
 
 def test_a_missing_config_is_a_usage_error() -> None:
     result = dryrun("no/such/config.py", "--target", "cpu")
     assert result.exit_code == 2
     assert result.stderr.strip() == "cfglint: error: no/such/config.py: no such config file"
+
+
+def test_a_folder_is_not_a_config_file() -> None:
+    result = dryrun("configs", "--target", "cpu")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "cfglint: error: configs: is a directory, not a config file"
+
+
+@pytest.mark.parametrize("timeout", ["inf", "nan", "0", "-5", "86401"])
+def test_a_timeout_that_is_not_a_sane_number_of_seconds_is_a_usage_error(timeout: str) -> None:
+    result = dryrun(SEED_001, "--target", "cpu", "--timeout", timeout)
+    assert result.exit_code == 2
+    assert "--timeout: must be a number of seconds more than 0 and at most 86400" in (
+        result.stderr
+    )
+    assert "this executes" not in result.stderr
+
+
+@pytest.mark.skipif(Path("/dev/nvidiactl").exists(), reason="this host has CUDA")
+def test_a_cuda_config_on_a_host_without_cuda_blames_the_host_not_a_rule() -> None:
+    config = EXAMPLES / "configs" / "cuda" / "train_toy_cuda_8card.py"
+    result = dryrun(config, "--world-size", "1")
+    assert result.exit_code == 2, result.stdout + result.stderr
+    assert "dry run for target cuda " in result.stdout
+    assert "CL201" not in result.stdout and "catches this statically" not in result.stdout
+    assert "training would run on the CPU" not in result.stdout
+    assert (
+        "error: rank(s) 0: the wrap failure (ValueError) comes from running a 'cuda' config on "
+        "a host without a 'cuda' device (MMEngine resolved 'cpu' here, 'cuda' on a cuda host)"
+    ) in result.stdout
 
 
 def test_a_config_without_a_target_is_a_usage_error_before_anything_runs(tmp_path: Path) -> None:
