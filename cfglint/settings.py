@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 import os
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 
 import tomllib
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from cfglint import directives, globs
 from cfglint.errors import UserError
@@ -35,6 +36,18 @@ def _kebab(name: str) -> str:
     return name.replace("_", "-")
 
 
+def _known_selector(text: str) -> str:
+    # Imported here: the rule catalogue is a later step of the pipeline than settings.
+    from cfglint.rules import is_selector
+
+    if not is_selector(text):
+        raise ValueError(f"unknown rule selector `{text}` (a code, a prefix such as CL2, or ALL)")
+    return text
+
+
+_Selector = Annotated[str, AfterValidator(_known_selector)]
+
+
 class SettingsTable(BaseModel):
     """The `[tool.cfglint]` table as written by the user."""
 
@@ -47,8 +60,8 @@ class SettingsTable(BaseModel):
     include: tuple[str, ...] = ("*.py",)
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
-    select: tuple[Annotated[str, Field(pattern=r"^CL[0-9]*$|^ALL$")], ...] | None = None
-    ignore: tuple[Annotated[str, Field(pattern=r"^CL[0-9]*$")], ...] = ()
+    select: tuple[_Selector, ...] | None = None
+    ignore: tuple[_Selector, ...] = ()
     extra_targets: tuple[str, ...] = ()
     fix_placement: FixPlacement = "auto"
 
@@ -84,16 +97,17 @@ class Settings(BaseModel):
             globs.matches(pattern, PurePosixPath(path.name)) for pattern in self.table.include
         )
 
-    def glob_target(self, path: Path) -> str | None:
+    def glob_pattern(self, path: Path) -> str | None:
+        """The most specific `targets` glob matching `path` (the later one on a tie)."""
         relative = self.relative(path)
         if relative is None:
             return None
         best: tuple[tuple[int, int], str] | None = None
-        for pattern, target in self.table.targets.items():
+        for pattern in self.table.targets:
             if globs.matches(pattern, relative):
                 rank = globs.specificity(pattern)
                 if best is None or rank >= best[0]:
-                    best = (rank, target)
+                    best = (rank, pattern)
         return best[1] if best is not None else None
 
 
@@ -105,14 +119,14 @@ def _read_table(path: Path) -> dict[str, object] | None:
         raise UserError(f"{path}: invalid TOML: {error}") from error
     except OSError as error:
         raise UserError(f"{path}: cannot read settings: {error}") from error
+    tool = document.get("tool", {})
+    table = tool.get("cfglint") if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        # `[tool]` with `cfglint = 3` is a mistake, not "no settings here".
+        raise UserError(f"{path}: [tool.cfglint] must be a table, not {type(table).__name__}")
     if path.name == "pyproject.toml":
-        tool = document.get("tool", {})
-        table = tool.get("cfglint") if isinstance(tool, dict) else None
-        return table if isinstance(table, dict) else None
-    nested = document.get("tool", {})
-    if isinstance(nested, dict) and isinstance(nested.get("cfglint"), dict):
-        return dict(nested["cfglint"])
-    return document
+        return table
+    return table if table is not None else document
 
 
 def parse_settings(path: Path, table: dict[str, object]) -> Settings:
@@ -154,20 +168,39 @@ NO_TARGET_HELP = (
 )
 
 
-def target_name_for(config: Path, cli_target: str | None, text: str | None = None) -> str:
+@dataclass(frozen=True, slots=True)
+class TargetChoice:
+    """A config's target name and where it was given, for error messages about the name."""
+
+    name: str
+    # `--target`, `path:line` of a `# cfglint: target=` comment, or the settings entry.
+    source: str
+
+
+def target_choice(config: Path, cli_target: str | None, text: str | None = None) -> TargetChoice:
     """Command line beats the config's own comment, which beats the glob table and default."""
     if cli_target is not None:
-        return cli_target
+        return TargetChoice(cli_target, "--target")
     if text is None:
         try:
             text = config.read_text(encoding="utf-8", errors="replace")
         except OSError:
             text = ""
-    named = directives.target_comment(text)
+    named = directives.target_comment(text, python=config.suffix == ".py")
     if named is not None:
-        return named
+        name, line = named
+        return TargetChoice(name, f"{config}:{line}: `# cfglint: target={name}`")
     settings = settings_for(config)
-    found = settings.glob_target(config) or settings.table.default_target
-    if found is None:
-        raise UserError(f"{config}: {NO_TARGET_HELP}")
-    return found
+    pattern = settings.glob_pattern(config)
+    if pattern is not None:
+        name = settings.table.targets[pattern]
+        return TargetChoice(name, f"{settings.source}: [tool.cfglint.targets] {pattern!r}")
+    if settings.table.default_target is not None:
+        return TargetChoice(
+            settings.table.default_target, f"{settings.source}: [tool.cfglint] default-target"
+        )
+    raise UserError(f"{config}: {NO_TARGET_HELP}")
+
+
+def target_name_for(config: Path, cli_target: str | None, text: str | None = None) -> str:
+    return target_choice(config, cli_target, text).name

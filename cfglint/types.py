@@ -260,6 +260,9 @@ class Violation:
     fix: Fix | None = None
     severity: Severity = "error"
     chain: tuple[Path, ...] = field(default=())
+    # For a CL906: the rule that needed the unknown value. --select/--ignore and noqa for that
+    # rule apply to the CL906 as well.
+    needed_by: str | None = None
 
     @property
     def path(self) -> Path:

@@ -12,7 +12,13 @@ from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_ar
 from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.loader import Loader
-from cfglint.report import FORMATS, ReportContext, render, render_statistics
+from cfglint.report import (
+    FORMATS,
+    ReportContext,
+    render,
+    render_statistics,
+    render_statistics_json,
+)
 from cfglint.rules import all_rule_infos
 from cfglint.settings import settings_for
 
@@ -112,10 +118,15 @@ def run(args: argparse.Namespace) -> int:
         fixed_count=fixed_count,
         show_fix_hints=True,
         unsafe_fixes=args.unsafe_fixes,
+        complete=not result.errors and bool(result.targets),
     )
     for message in result.errors:
         print(f"cfglint: error: {message}", file=sys.stderr)
-    if args.statistics:
+    for message in result.warnings:
+        print(f"cfglint: warning: {message}", file=sys.stderr)
+    if args.statistics and args.output_format == "json":
+        sys.stdout.write(render_statistics_json(violations, context))
+    elif args.statistics:
         sys.stdout.write(render_statistics(violations, context))
     else:
         sys.stdout.write(render(violations, args.output_format, context))

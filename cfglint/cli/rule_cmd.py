@@ -19,6 +19,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.all and args.code is not None:
+        raise UserError("give a rule code or --all, not both")
     if args.all:
         sys.stdout.write("\n---\n\n".join(render_rule(rule) for rule in ALL_RULES))
         return EXIT_CLEAN

@@ -44,8 +44,6 @@ def _describe(target: Target) -> str:
             allowed = "not " + ", ".join(repr(v) for v in policy.forbidden)
         else:
             allowed = "no literal list" if policy.forbidden_literal_list else "anything"
-        if policy.required:
-            allowed += ", written out explicitly"
         fix = "no fix"
         if policy.fix is not None:
             what = "remove the key" if policy.fix.remove else f"write {policy.fix.value!r}"

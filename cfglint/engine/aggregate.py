@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cfglint.rules.base import Finding
-from cfglint.types import FixIntent, LoadProblem, Span, Violation
+from cfglint.types import FixIntent, LoadProblem, Severity, Span, Violation
 
 
 @dataclass
@@ -19,6 +19,8 @@ class _Group:
     key: str | None
     fix_intent: FixIntent | None
     chain: tuple[Path, ...]
+    needed_by: str | None = None
+    severity: Severity = "error"
     configs: dict[Path, None] = field(default_factory=dict)
 
 
@@ -26,9 +28,13 @@ def file_span(path: Path) -> Span:
     return Span(path, 1, 1, 1, 1)
 
 
+# A CL906 is one per rule that needs the value: each can be selected and suppressed on its own.
+_Identity = tuple[str, Span, str | None, str | None]
+
+
 class Aggregator:
     def __init__(self) -> None:
-        self._groups: dict[tuple[str, Span, str | None], _Group] = {}
+        self._groups: dict[_Identity, _Group] = {}
 
     def add_findings(self, config: Path, target: str, findings: Iterable[Finding]) -> None:
         for finding in findings:
@@ -37,8 +43,11 @@ class Aggregator:
                 span, chain = file_span(config), (config,)
             else:
                 span, chain = finding.node.origin.span, finding.node.origin.chain
-            group = self._group(finding.code, finding.message, span, target, chain)
+            group = self._group(
+                finding.code, finding.message, span, target, chain, finding.needed_by
+            )
             group.key = finding.key
+            group.severity = finding.severity
             if group.fix_intent is None:
                 group.fix_intent = finding.fix
             group.configs[config] = None
@@ -49,11 +58,19 @@ class Aggregator:
             group.configs[config] = None
 
     def _group(
-        self, code: str, message: str, span: Span, target: str | None, chain: tuple[Path, ...]
+        self,
+        code: str,
+        message: str,
+        span: Span,
+        target: str | None,
+        chain: tuple[Path, ...],
+        needed_by: str | None = None,
     ) -> _Group:
-        identity = (code, span, target)
+        identity = (code, span, target, needed_by)
         if identity not in self._groups:
-            self._groups[identity] = _Group(code, message, span, target, None, None, chain)
+            self._groups[identity] = _Group(
+                code, message, span, target, None, None, chain, needed_by
+            )
         return self._groups[identity]
 
     def violations(self) -> list[Violation]:
@@ -70,7 +87,9 @@ class Aggregator:
                     configs=configs,
                     key=group.key,
                     fix_intent=group.fix_intent,
+                    severity=group.severity,
                     chain=group.chain,
+                    needed_by=group.needed_by,
                 )
             )
-        return sorted(result, key=lambda v: (v.span, v.code, v.target or ""))
+        return sorted(result, key=lambda v: (v.span, v.code, v.target or "", v.needed_by or ""))

@@ -13,7 +13,7 @@ from cfglint.engine.selection import NoqaIndex, Selection
 from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.rules import CHECK_RULES
-from cfglint.settings import Settings, settings_for, target_name_for
+from cfglint.settings import Settings, settings_for, target_choice
 from cfglint.targets import Target, TargetRegistry
 from cfglint.types import LoadFailure, ResolvedConfig, Violation
 
@@ -35,6 +35,8 @@ class CheckResult:
     errors: tuple[str, ...]
     resolved: Mapping[Path, ResolvedConfig]
     targets: Mapping[Path, str] = field(default_factory=dict)
+    # Things to tell the user that are no finding: noqa comments not understood, nothing checked.
+    warnings: tuple[str, ...] = ()
 
     @property
     def unresolved(self) -> bool:
@@ -45,12 +47,33 @@ class _Targets:
     """One registry per settings file, so each project's `extra-targets` are honoured."""
 
     def __init__(self) -> None:
-        self._registries: dict[Path | None, TargetRegistry] = {}
+        # A broken extra-target file is read once: its error stands in for the registry.
+        self._registries: dict[Path | None, TargetRegistry | str] = {}
 
-    def get(self, name: str, settings: Settings) -> Target:
+    def for_config(self, leaf: Path, cli_target: str | None, settings: Settings) -> Target:
+        """The leaf's target. A UserError names what is wrong where it was written: the
+        config itself, the settings file, a target file, or `--target`, so an error that is
+        not about this config reads the same for every config and is printed once."""
+        choice = target_choice(leaf, cli_target)
         if settings.source not in self._registries:
-            self._registries[settings.source] = TargetRegistry(settings.extra_targets)
-        return self._registries[settings.source].get(name)
+            try:
+                self._registries[settings.source] = TargetRegistry(settings.extra_targets)
+            except UserError as error:
+                self._registries[settings.source] = str(error)
+        registry = self._registries[settings.source]
+        if isinstance(registry, str):
+            raise UserError(registry)
+        if choice.name not in registry.names():
+            known = ", ".join(registry.names())
+            raise UserError(f"{choice.source}: unknown target {choice.name!r} (known: {known})")
+        return registry.get(choice.name)
+
+
+def _selection(settings: Settings, request: CheckRequest) -> Selection:
+    return Selection(
+        request.select or settings.table.select or ("ALL",),
+        (*settings.table.ignore, *request.ignore),
+    )
 
 
 def is_fragment(config: ResolvedConfig) -> bool:
@@ -107,26 +130,35 @@ def run_check(
             continue
         settings = settings_for(leaf)
         try:
-            name = target_name_for(leaf, request.cli_target)
-            target = targets.get(name, settings)
+            target = targets.for_config(leaf, request.cli_target, settings)
         except UserError as error:
-            message = str(error)
-            errors.append(message if message.startswith(str(leaf)) else f"{leaf}: {message}")
+            errors.append(str(error))
             continue
         target_of[leaf] = target.name
-        aggregator.add_findings(leaf, target.name, evaluate(config, target, CHECK_RULES))
+        # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
+        selection = _selection(settings, request)
+        rules = [rule for rule in CHECK_RULES if selection.wants(rule.code)]
+        aggregator.add_findings(leaf, target.name, evaluate(config, target, rules))
 
     noqa = NoqaIndex()
     kept = []
     for violation in aggregator.violations():
         settings = settings_for(violation.configs[0] if violation.configs else violation.path)
-        selection = Selection(
-            request.select or settings.table.select or ("ALL",),
-            (*settings.table.ignore, *request.ignore),
-        )
-        if not selection.wants(violation.code):
+        if not _selection(settings, request).wants(violation.code, violation.needed_by):
             continue
-        if noqa.suppressed(violation.path, violation.span.line, violation.code):
+        if noqa.suppressed(
+            violation.path, violation.span.line, violation.code, violation.needed_by
+        ):
             continue
         kept.append(violation)
-    return CheckResult(tuple(kept), tuple(dict.fromkeys(errors)), resolved, target_of)
+    warnings = [*noqa.warnings]
+    if not discovered.leaves and not discovered.bases and not discovered.problems:
+        warnings.append("no config files found under the given paths")
+    elif resolved and not target_of and not errors:
+        warnings.append(
+            "no launchable config checked: every config found lacks `model` (a fragment is "
+            "checked through the configs that inherit it)"
+        )
+    return CheckResult(
+        tuple(kept), tuple(dict.fromkeys(errors)), resolved, target_of, tuple(warnings)
+    )

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint import directives
+from cfglint import directives, paths
+from cfglint.rules import RULES_BY_CODE
 
 # A config that cannot be resolved is never silently skipped.
 UNIGNORABLE = frozenset({"CL901", "CL902", "CL903", "CL904", "CL905"})
@@ -17,7 +18,10 @@ class Selection:
     select: tuple[str, ...]  # prefixes; "ALL" or "CL" selects everything
     ignore: tuple[str, ...]
 
-    def wants(self, code: str) -> bool:
+    def wants(self, code: str, needed_by: str | None = None) -> bool:
+        """Whether `code` is reported; a CL906 only while the rule that needs the value is."""
+        if needed_by is not None and not self.wants(needed_by):
+            return False
         if code in UNIGNORABLE:
             return True
         selected = _longest_prefix(code, self.select)
@@ -37,17 +41,32 @@ def _longest_prefix(code: str, prefixes: Sequence[str]) -> int:
 
 
 class NoqaIndex:
-    """Reads each file's suppressions once."""
+    """Reads each file's suppressions once, and collects the noqa comments it did not understand."""
 
     def __init__(self) -> None:
-        self._by_file: dict[Path, dict[int, directives.Noqa]] = {}
+        self._by_file: dict[Path, directives.Suppressions] = {}
+        self.warnings: list[str] = []
 
-    def suppressed(self, path: Path, line: int, code: str) -> bool:
+    def suppressed(self, path: Path, line: int, code: str, needed_by: str | None = None) -> bool:
+        """A noqa for `code`, or for the rule a CL906 was reported for, on `line`."""
+        found = self._suppressions(path)
+        return found.covers(line, code) or (needed_by is not None and found.covers(line, needed_by))
+
+    def _suppressions(self, path: Path) -> directives.Suppressions:
         if path not in self._by_file:
             try:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 text = ""
-            self._by_file[path] = directives.noqa_by_line(text)
-        noqa = self._by_file[path].get(line)
-        return noqa is not None and noqa.covers(code)
+            found = directives.suppressions(text, python=path.suffix == ".py")
+            self._by_file[path] = found
+            self._warn(path, found)
+        return self._by_file[path]
+
+    def _warn(self, path: Path, found: directives.Suppressions) -> None:
+        shown = paths.display_path(path)
+        for problem in found.problems:
+            self.warnings.append(f"{shown}:{problem.line}: {problem.message}")
+        for line, code in found.codes:
+            if code not in RULES_BY_CODE:
+                self.warnings.append(f"{shown}:{line}: unknown rule `{code}` in a noqa comment")

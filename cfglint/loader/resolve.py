@@ -78,7 +78,7 @@ def resolve_file(
         if lazy and (not is_leaf or any(isinstance(node, ast.With) for node in ast.walk(tree))):
             if not is_leaf:
                 raise fail(
-                    "CL902",
+                    "CL905",
                     "a lazy-import config (`read_base()` or non-stdlib imports) cannot be the "
                     "`_base_` of a plain config (MMEngine refuses the mix)",
                     path,

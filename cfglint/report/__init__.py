@@ -10,11 +10,17 @@ from cfglint.report.github import render_github
 from cfglint.report.json_report import render_json
 from cfglint.report.rdjson import render_rdjson
 from cfglint.report.sarif import render_sarif
-from cfglint.report.statistics import render_statistics
+from cfglint.report.statistics import render_statistics, render_statistics_json
 from cfglint.report.text import render_text
 from cfglint.types import Violation
 
-__all__ = ["FORMATS", "ReportContext", "render", "render_statistics"]
+__all__ = [
+    "FORMATS",
+    "ReportContext",
+    "render",
+    "render_statistics",
+    "render_statistics_json",
+]
 
 _RENDERERS: dict[str, Callable[[Sequence[Violation], ReportContext], str]] = {
     "text": render_text,

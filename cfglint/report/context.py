@@ -22,3 +22,6 @@ class ReportContext:
     show_fix_hints: bool = True
     # With --unsafe-fixes, unsafe fixes count as applicable ones instead of hidden ones.
     unsafe_fixes: bool = False
+    # False when a config could not be checked (no target: the error is on stderr) or nothing
+    # was checked at all: the summary then never says `All checks passed!`.
+    complete: bool = True

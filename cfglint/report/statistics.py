@@ -1,7 +1,8 @@
-"""`--statistics`: one line per code, most frequent first (ruff style)."""
+"""`--statistics`: one line per code, most frequent first (ruff style); JSON for machines."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 
@@ -10,12 +11,18 @@ from cfglint.report.context import ReportContext
 from cfglint.types import Violation
 
 
-def render_statistics(violations: Sequence[Violation], context: ReportContext) -> str:
+def _rows(
+    violations: Sequence[Violation], context: ReportContext
+) -> tuple[list[tuple[str, int]], set[str]]:
     counts = Counter(violation.code for violation in violations)
     fixable = {
         violation.code for violation in violations if fix_is_applicable(violation.fix, context)
     }
-    rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0])), fixable
+
+
+def render_statistics(violations: Sequence[Violation], context: ReportContext) -> str:
+    rows, fixable = _rows(violations, context)
     count_width = max((len(str(count)) for _, count in rows), default=0)
     code_width = max((len(code) for code, _ in rows), default=0)
     lines = []
@@ -29,3 +36,14 @@ def render_statistics(violations: Sequence[Violation], context: ReportContext) -
     if fixable_count:
         lines.append(f"[*] {fixable_count} fixable with the `--fix` option.")
     return "".join(line + "\n" for line in lines)
+
+
+def render_statistics_json(violations: Sequence[Violation], context: ReportContext) -> str:
+    """ruff's `--statistics --output-format json`: a list of {code, name, count, fixable}."""
+    rows, fixable = _rows(violations, context)
+    items = []
+    for code, count in rows:
+        rule = context.rules.get(code)
+        name = rule.name if rule else None
+        items.append({"code": code, "name": name, "count": count, "fixable": code in fixable})
+    return json.dumps(items, indent=2) + "\n"

@@ -51,18 +51,21 @@ def _violation_lines(violation: Violation, context: ReportContext) -> list[Style
 
 
 def summary_lines(violations: Sequence[Violation], context: ReportContext) -> list[str]:
-    """`Fixed K errors.`, `Found N errors.` and what `--fix` can do, or `All checks passed!`."""
+    """`Fixed K errors.`, `Found N errors.` and what `--fix` can do, or `All checks passed!`
+    when every config was checked."""
     lines: list[str] = []
     if context.fixed_count:
         lines.append(f"Fixed {plural(context.fixed_count, 'error')}.")
     if not violations:
-        lines.append("All checks passed!")
+        if context.complete:
+            lines.append("All checks passed!")
         return lines
     warnings = sum(1 for violation in violations if violation.severity == "warning")
-    found = f"Found {plural(len(violations) - warnings, 'error')}"
+    errors = len(violations) - warnings
+    counted = [plural(errors, "error")] if errors else []
     if warnings:
-        found += f" and {plural(warnings, 'warning')}"
-    lines.append(found + ".")
+        counted.append(plural(warnings, "warning"))
+    lines.append(f"Found {' and '.join(counted)}.")
     fixable = sum(1 for violation in violations if fix_is_applicable(violation.fix, context))
     hidden_count = sum(1 for violation in violations if fix_is_hidden(violation.fix, context))
     hidden = HIDDEN.format(hidden=plural(hidden_count, "hidden fix", "hidden fixes"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from cfglint.rules import (
     cl9xx_loader,
     cl101_dist_backend,
@@ -33,3 +35,15 @@ def rule_info(rule: Rule) -> RuleInfo:
 
 def all_rule_infos() -> dict[str, RuleInfo]:
     return {rule.code: rule_info(rule) for rule in ALL_RULES}
+
+
+_SELECTOR = re.compile(r"CL[0-9]{0,3}")
+
+
+def is_selector(text: str) -> bool:
+    """`ALL`, a rule code, or a prefix of one (`CL`, `CL2`, `CL20`), as ruff's selectors."""
+    if text == "ALL":
+        return True
+    return _SELECTOR.fullmatch(text) is not None and any(
+        code.startswith(text) for code in RULES_BY_CODE
+    )

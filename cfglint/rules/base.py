@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from cfglint.targets import Target
+from cfglint.targets.catalogue import RULE_KEYS
 from cfglint.targets.model import KeyPolicy
 from cfglint.types import (
     REMOVE,
@@ -14,8 +16,11 @@ from cfglint.types import (
     FixIntent,
     KeyChange,
     ResolvedConfig,
+    Severity,
     UnknownNode,
 )
+
+JsonSchema = dict[str, Any]
 
 DOCS_URL = "https://cfglint.readthedocs.io/en/latest/rules/{code}/"
 
@@ -47,6 +52,9 @@ class Finding:
     key: str
     node: ConfigNode | None
     fix: FixIntent | None = None
+    # For a CL906: the rule that needed the value (its selection and noqa apply to it too).
+    needed_by: str | None = None
+    severity: Severity = "error"
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,10 +71,18 @@ class Rule:
     check: Callable[[RuleContext], Iterable[Finding]] | None
     # Whether targets can give it a fix (each target file says whether that fix is safe).
     fixable: bool = False
+    # The rule as JSON Schema for a target's policy: the configs the schema accepts are those
+    # the check passes (where JSON Schema can say it), for `cfglint targets NAME --json-schema`.
+    schema: Callable[[KeyPolicy], JsonSchema] | None = None
 
     @property
     def url(self) -> str:
         return DOCS_URL.format(code=self.code)
+
+    @property
+    def key(self) -> str | None:
+        """The config key the rule reads (None for the loader's CL9xx codes)."""
+        return RULE_KEYS.get(self.code)
 
 
 def policy_applicability(ctx: RuleContext) -> Applicability:
@@ -89,9 +105,11 @@ def unknown_finding(ctx: RuleContext, code: str, node: UnknownNode, key: str) ->
     return Finding(
         UNKNOWN_VALUE_CODE,
         f"cannot evaluate `{node.source}` statically, but {code} needs `{key}` "
-        f"({node.reason}); write the value as a literal or add `# cfglint: noqa: {code}`",
+        f"({node.reason}); write the value as a literal, or add `# cfglint: noqa: {code}` "
+        f"to this line if {code} does not apply",
         key,
         node,
+        needed_by=code,
     )
 
 

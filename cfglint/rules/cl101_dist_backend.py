@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.rules.base import Example, Finding, Rule, RuleContext
+from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
+from cfglint.rules.schema import value_at_key
 from cfglint.rules.values import allowed_text, check_value
+from cfglint.targets.catalogue import RULE_KEYS
+from cfglint.targets.model import KeyPolicy
 
 CODE = "CL101"
 
@@ -24,6 +27,10 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     yield from check_value(ctx, CODE, _describe, f"Set `{ctx.key}` to {target_value!r}")
 
 
+def _schema(policy: KeyPolicy) -> JsonSchema:
+    return value_at_key(RULE_KEYS[CODE], policy)
+
+
 RULE = Rule(
     code=CODE,
     name="dist-backend",
@@ -34,9 +41,17 @@ RULE = Rule(
         "servers. When the key is absent MMEngine's `init_dist` uses `nccl`."
     ),
     why=(
-        "`nccl` needs NVIDIA GPUs and their driver. On a T20 or CPU host every rank fails while "
-        "creating the process group, before the first iteration. The T20 seeds switched to "
-        "`dist_cfg=dict(backend='gloo')` to get past it."
+        "`Runner.setup_env` passes `env_cfg.dist_cfg` to `mmengine.dist.init_dist`, which "
+        "creates the process group with this backend. `nccl` needs NVIDIA GPUs and their "
+        "driver: on a T20 or CPU host the group cannot be created with it. On those hosts "
+        "`init_dist` fails even earlier, at `torch.cuda.set_device` (CL102), so the entry point "
+        "has to create the process group itself, and MMEngine then never reads "
+        "`dist_cfg.backend`. The key still decides the backend wherever the entry point builds "
+        "the group from the config, as the T20 seeds' training script did "
+        "(`init_dist(launcher='pytorch', backend=cfg.env_cfg.dist_cfg.get('backend', 'eccl'))`; "
+        "seed 003), and the seeds switched to `dist_cfg=dict(backend='gloo')` for it. On "
+        "`cuda` the target asks for `nccl`: `gloo` runs there but sends GPU collectives through "
+        "the host."
     ),
     fix_doc=(
         "Sets the key to the target's backend (`gloo` for `t20-gcu` and `cpu`, `nccl` for "
@@ -54,4 +69,5 @@ RULE = Rule(
     ),
     check=_check,
     fixable=True,
+    schema=_schema,
 )

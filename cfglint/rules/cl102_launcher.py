@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.rules.base import Example, Finding, Rule, RuleContext
+from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
+from cfglint.rules.schema import value_at_key
 from cfglint.rules.values import check_value
+from cfglint.targets.catalogue import RULE_KEYS
+from cfglint.targets.model import KeyPolicy
 
 CODE = "CL102"
 
@@ -21,6 +24,10 @@ def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
 
 def _check(ctx: RuleContext) -> Iterator[Finding]:
     yield from check_value(ctx, CODE, _describe, "")
+
+
+def _schema(policy: KeyPolicy) -> JsonSchema:
+    return value_at_key(RULE_KEYS[CODE], policy)
 
 
 RULE = Rule(
@@ -58,4 +65,5 @@ RULE = Rule(
         Example("cpu", "launcher = 'slurm'\n"),
     ),
     check=_check,
+    schema=_schema,
 )

@@ -5,25 +5,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from cfglint.rules.base import (
+    UNKNOWN_VALUE_CODE,
     Example,
     Finding,
+    JsonSchema,
     Rule,
     RuleContext,
     policy_applicability,
     unknown_finding,
 )
+from cfglint.rules.schema import EMPTY_LIST, IS_DDP_WRAPPER, accepted_values, unless_flexible_runner
 from cfglint.rules.wrapper import (
     DEFAULT_WRAPPER,
     WRAPPER_KEY,
     ConfiguredWrapper,
     DefaultWrapper,
     UnknownWrapper,
+    ddp_ignores,
     wrapper_state,
 )
+from cfglint.targets.model import KeyPolicy
 from cfglint.types import (
     FixIntent,
     KeyChange,
     ScalarNode,
+    SequenceNode,
     UnknownNode,
     UnknownValueError,
     to_python,
@@ -68,6 +74,16 @@ def _set_none_fix(ctx: RuleContext) -> FixIntent:
     )
 
 
+class _Source:
+    """Stands for an unknown value in a message: shows its source text."""
+
+    def __init__(self, node: UnknownNode) -> None:
+        self.source = node.source
+
+    def __repr__(self) -> str:
+        return self.source
+
+
 def _check(ctx: RuleContext) -> Iterator[Finding]:
     state = wrapper_state(ctx.config)
     target = ctx.target.name
@@ -83,36 +99,87 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
             state.node,
             _default_wrapper_fix(ctx),
         )
-    elif isinstance(state, ConfiguredWrapper) and state.is_ddp:
-        device_ids = state.node.entries.get("device_ids")
-        if device_ids is None:
-            yield Finding(
-                CODE,
-                f"`{WRAPPER_KEY}` ({state.type_name}) leaves out `device_ids`: MMEngine then "
-                f"injects device_ids=[LOCAL_RANK], which fails on target {target}; write "
-                f"`device_ids=None` explicitly (leaving it out is not enough)",
-                ctx.key,
-                state.node,
-                _set_none_fix(ctx),
-            )
-            return
-        if isinstance(device_ids, UnknownNode):
-            yield unknown_finding(ctx, CODE, device_ids, ctx.key)
-            return
+    elif isinstance(state, ConfiguredWrapper):
+        if state.kind == "ddp":
+            yield from _check_ddp(ctx, state)
+        elif state.kind == "custom":
+            yield from _check_custom(ctx, state)
+
+
+def _check_ddp(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Finding]:
+    target = ctx.target.name
+    device_ids = state.node.entries.get("device_ids")
+    if device_ids is None:
+        yield Finding(
+            CODE,
+            f"`{WRAPPER_KEY}` ({state.type_name}) leaves out `device_ids`: MMEngine then "
+            f"injects device_ids=[LOCAL_RANK], which fails on target {target}; write "
+            f"`device_ids=None` explicitly (leaving it out is not enough)",
+            ctx.key,
+            state.node,
+            _set_none_fix(ctx),
+        )
+        return
+    if isinstance(device_ids, UnknownNode):
+        yield unknown_finding(ctx, CODE, device_ids, ctx.key)
+        return
+    # A list is non-empty whatever its items are: `[int(os.environ['LOCAL_RANK'])]` fails too.
+    if not (isinstance(device_ids, SequenceNode) and device_ids.items):
         try:
             value = to_python(device_ids)
         except UnknownValueError as error:
             yield unknown_finding(ctx, CODE, error.node, ctx.key)
             return
-        if not ctx.policy.value_ok(value):
-            yield Finding(
-                CODE,
-                f"`device_ids={value!r}` in `{WRAPPER_KEY}`: DDP rejects device ids for a model "
-                f"whose parameters are on the CPU, as on target {target}; use `device_ids=None`",
-                ctx.key,
-                device_ids,
-                _set_none_fix(ctx),
-            )
+        if ctx.policy.value_ok(value) or ddp_ignores(value):
+            return
+    shown = to_python(device_ids, _Source)
+    yield Finding(
+        CODE,
+        f"`device_ids={shown!r}` in `{WRAPPER_KEY}`: DDP rejects device ids for a model whose "
+        f"parameters are on the CPU, as on target {target}; use `device_ids=None`",
+        ctx.key,
+        device_ids,
+        _set_none_fix(ctx),
+    )
+
+
+def _check_custom(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Finding]:
+    device_ids = state.node.entries.get("device_ids")
+    if isinstance(device_ids, ScalarNode) and device_ids.value is None:
+        return
+    type_node = state.node.entries.get("type")
+    yield Finding(
+        UNKNOWN_VALUE_CODE,
+        f"cannot tell statically whether `{state.type_name}` subclasses DistributedDataParallel "
+        f"(MMEngine checks with issubclass at run time); if it does, MMEngine passes it "
+        f"device_ids=[LOCAL_RANK], which fails on target {ctx.target.name}: write "
+        f"`device_ids=None` in `{WRAPPER_KEY}`, or add `# cfglint: noqa: {CODE}` to this line "
+        "if it is not a DDP wrapper",
+        ctx.key,
+        type_node,
+        needed_by=CODE,
+        severity="warning",
+    )
+
+
+def _schema(policy: KeyPolicy) -> JsonSchema:
+    # Whether a custom wrapper type subclasses DDP is a run-time question: the schema lets it
+    # pass, as the check does (it warns instead).
+    return unless_flexible_runner(
+        {
+            "required": [WRAPPER_KEY],
+            "properties": {
+                WRAPPER_KEY: {
+                    "not": {"type": "null"},
+                    "if": IS_DDP_WRAPPER,
+                    "then": {
+                        "required": ["device_ids"],
+                        "properties": {"device_ids": accepted_values(policy, EMPTY_LIST)},
+                    },
+                }
+            },
+        }
+    )
 
 
 RULE = Rule(
@@ -123,7 +190,18 @@ RULE = Rule(
         "A DDP-type model wrapper (`MMDistributedDataParallel`, `MMSeparateDistributedDataParallel`"
         " or `DistributedDataParallel`) without an explicit `device_ids=None`. This includes the "
         "default wrapper MMEngine builds when `model_wrapper_cfg` is absent or `None`, a "
-        "`model_wrapper_cfg` that leaves `device_ids` out, and one that sets a list such as `[0]`."
+        "`model_wrapper_cfg` that leaves `device_ids` out, and one that sets a non-empty list "
+        "such as `[0]` or `[int(os.environ['LOCAL_RANK'])]` (whatever its items are, a "
+        "non-empty list fails). An empty list passes: PyTorch treats it like `None`.\n\n"
+        "Wrappers MMEngine registers that are not DDP subclasses (`MMFullyShardedDataParallel`, "
+        "`DataParallel`, the DeepSpeed and ColossalAI wrappers) get no `device_ids` and are not "
+        "checked. For a wrapper type MMEngine does not register itself (your own "
+        "`MyCustomDDP`), MMEngine decides at run time with `issubclass(type, "
+        "DistributedDataParallel)`; cfglint cannot, so it reports a CL906 warning unless the "
+        "config says `device_ids=None`.\n\n"
+        "Configs with `runner_type='FlexibleRunner'` are not checked: FlexibleRunner never reads "
+        "`model_wrapper_cfg` (its `strategy` wraps the model, with the strategy's own "
+        "`model_wrapper`), and FlexibleRunner strategies are not checked yet."
     ),
     why=(
         "`Runner.wrap_model` moves the model to `mmengine.device.get_device()`, which is "
@@ -146,10 +224,16 @@ RULE = Rule(
             "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)\n",
         ),
         Example("cpu", "model_wrapper_cfg = dict(type='MMFullyShardedDataParallel')\n"),
+        Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=[])\n"),
+        Example(
+            "t20-gcu",
+            "runner_type = 'FlexibleRunner'\nstrategy = dict(type='FSDPStrategy')\n",
+        ),
         Example("cuda", "model = dict(type='ToyClassifier')\n"),
     ),
     invalid=(
         Example("t20-gcu", "model = dict(type='ToyClassifier')\n"),
+        Example("cpu", "model_wrapper_cfg = None\n"),
         Example(
             "t20-gcu",
             "model_wrapper_cfg = dict(\n"
@@ -161,7 +245,12 @@ RULE = Rule(
         Example(
             "cpu", "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n"
         ),
+        Example(
+            "t20-gcu",
+            "import os\nmodel_wrapper_cfg = dict(device_ids=[int(os.environ['LOCAL_RANK'])])\n",
+        ),
     ),
     check=_check,
     fixable=True,
+    schema=_schema,
 )

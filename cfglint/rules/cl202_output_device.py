@@ -4,17 +4,27 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.rules.base import Example, Finding, Rule, RuleContext
+from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
+from cfglint.rules.schema import absent_fails, accepted_values, in_ddp_wrapper
 from cfglint.rules.values import check_value
 from cfglint.rules.wrapper import ConfiguredWrapper, wrapper_state
+from cfglint.targets.model import KeyPolicy
 
 CODE = "CL202"
 
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
+    target = ctx.target.name
+    if not value:
+        # PyTorch checks `if device_ids or output_device`: a false value slips through.
+        return (
+            f"`output_device={value!r}` in `model_wrapper_cfg` means nothing on target {target}, "
+            "where the parameters stay on the CPU: PyTorch's DDP ignores it only because it is "
+            "false (any other device index raises ValueError); use None"
+        )
     return (
         f"`output_device={value!r}` in `model_wrapper_cfg`: DDP rejects an output device for a "
-        f"model whose parameters are on the CPU, as on target {ctx.target.name}; use None"
+        f"model whose parameters are on the CPU, as on target {target}; use None"
     )
 
 
@@ -25,25 +35,40 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
         yield from check_value(ctx, CODE, _describe, f"Set `{ctx.key}=None`")
 
 
+def _schema(policy: KeyPolicy) -> JsonSchema:
+    output_device: JsonSchema = {"properties": {"output_device": accepted_values(policy)}}
+    if absent_fails(policy):
+        output_device["required"] = ["output_device"]
+    return in_ddp_wrapper(output_device)
+
+
 RULE = Rule(
     code=CODE,
     name="ddp-output-device",
     summary="DDP output_device on a target MMEngine places on CPU",
     what=(
         "`model_wrapper_cfg.output_device` is set to something other than `None` on `cpu` "
-        "or `t20-gcu`."
+        "or `t20-gcu`, for a DDP wrapper (see CL201 for which wrappers are DDP ones, and why "
+        "FlexibleRunner configs are not checked)."
     ),
     why=(
-        "The parameters are on the CPU there (see CL201), and PyTorch's DDP accepts "
-        "`output_device` only for single-device GPU modules: the wrap fails with the same "
+        "The parameters are on the CPU there (see CL201). PyTorch's DDP checks "
+        "`if device_ids or output_device:` for a CPU module and raises the seeds' "
         "`ValueError: DistributedDataParallel device_ids and output_device arguments only work "
-        "with single-device/multiple-device GPU modules or CPU modules ...` as seed 000, "
-        "which had `device_ids=[0], output_device=0`."
+        "with single-device/multiple-device GPU modules or CPU modules ...` for any non-zero "
+        "device. `output_device=0` gets through only because 0 is false: it names a GPU index, "
+        "which means nothing for a module on the CPU, and any other index fails. Seed 000 had "
+        "`device_ids=[0], output_device=0`; its error came from `device_ids` (CL201)."
     ),
-    fix_doc="Sets `output_device=None`. Safe.",
+    fix_doc="Sets `output_device=None`. Safe: DDP ignores the output device of a CPU module.",
     valid=(
         Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None, output_device=None)\n"),
         Example("cuda", "model_wrapper_cfg = dict(output_device=0)\n"),
+        Example(
+            "t20-gcu",
+            "runner_type = 'FlexibleRunner'\n"
+            "model_wrapper_cfg = dict(device_ids=None, output_device=1)\n",
+        ),
     ),
     invalid=(
         Example(
@@ -52,7 +77,9 @@ RULE = Rule(
             "    type='MMDistributedDataParallel', device_ids=[0], output_device=0)\n",
         ),
         Example("cpu", "model_wrapper_cfg = dict(device_ids=None, output_device='cpu')\n"),
+        Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None, output_device=1)\n"),
     ),
     check=_check,
     fixable=True,
+    schema=_schema,
 )

@@ -7,13 +7,16 @@ from collections.abc import Iterator
 from cfglint.rules.base import (
     Example,
     Finding,
+    JsonSchema,
     Rule,
     RuleContext,
     fix_from_policy,
     unknown_finding,
 )
-from cfglint.rules.wrapper import ConfiguredWrapper, wrapper_state
-from cfglint.types import UnknownNode, UnknownValueError, to_python
+from cfglint.rules.schema import EMPTY_LIST, accepted_values, in_ddp_wrapper
+from cfglint.rules.wrapper import ConfiguredWrapper, ddp_ignores, wrapper_state
+from cfglint.targets.model import KeyPolicy
+from cfglint.types import SequenceNode, UnknownNode, UnknownValueError, to_python
 
 CODE = "CL203"
 
@@ -31,9 +34,11 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     try:
         value = to_python(node)
     except UnknownValueError as error:
-        yield unknown_finding(ctx, CODE, error.node, ctx.key)
+        # A list computed per rank, `[int(os.environ['LOCAL_RANK'])]`, is what this rule asks for.
+        if not isinstance(node, SequenceNode):
+            yield unknown_finding(ctx, CODE, error.node, ctx.key)
         return
-    if not ctx.policy.value_ok(value):
+    if not ctx.policy.value_ok(value) and not ddp_ignores(value):
         yield Finding(
             CODE,
             f"`device_ids={value!r}` in `model_wrapper_cfg` puts every rank on the same GPU; "
@@ -44,25 +49,38 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def _schema(policy: KeyPolicy) -> JsonSchema:
+    return in_ddp_wrapper({"properties": {"device_ids": accepted_values(policy, EMPTY_LIST)}})
+
+
 RULE = Rule(
     code=CODE,
     name="literal-device-ids",
     summary="literal device_ids list pins every rank to one GPU",
     what=(
         "`model_wrapper_cfg.device_ids` is a literal list such as `[0]` for a DDP wrapper "
-        "on `cuda`."
+        "on `cuda`. A list computed per rank (`[int(os.environ['LOCAL_RANK'])]`) and an empty "
+        "list (PyTorch treats it like `None`) pass; FlexibleRunner configs are not checked "
+        "(see CL201)."
     ),
     why=(
         "Each of the N processes of a distributed job gets the same list, so every rank wraps "
         "its replica on GPU 0 while its parameters sit on `cuda:LOCAL_RANK`. DDP then fails "
         "with a device mismatch, or all ranks crowd onto one GPU and run out of memory. "
-        "MMEngine already passes `device_ids=[LOCAL_RANK]` when the key is absent."
+        "A list of several devices is refused outright: `ValueError: device_ids can only be "
+        "None or contain a single element.` MMEngine already passes `device_ids=[LOCAL_RANK]` "
+        "when the key is absent."
     ),
     fix_doc="Removes the key. Safe: with one process per GPU, `[LOCAL_RANK]` is what was meant.",
     valid=(
         Example("cuda", "model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n"),
         Example("cuda", "model_wrapper_cfg = dict(device_ids=None)\n"),
         Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None)\n"),
+        Example(
+            "cuda",
+            "import os\nmodel_wrapper_cfg = dict(device_ids=[int(os.environ['LOCAL_RANK'])])\n",
+        ),
+        Example("cuda", "model_wrapper_cfg = dict(device_ids=[])\n"),
     ),
     invalid=(
         Example(
@@ -72,4 +90,5 @@ RULE = Rule(
     ),
     check=_check,
     fixable=True,
+    schema=_schema,
 )

@@ -41,7 +41,7 @@ RULES = (
         "config file cannot be read",
         "The file is missing, not UTF-8, a directory, too large, a symlink loop, of a type "
         "MMEngine does not load (`.py`, `.yaml`, `.yml`, `.json`), or a lazy `read_base()` "
-        "config, which cfglint does not resolve yet.",
+        "leaf config, which cfglint does not resolve yet.",
         _RESOLVE_WHY,
         (Example("cpu", "# 中文注释\nmodel = dict(type='ToyClassifier')\n"),),
         (),
@@ -71,7 +71,9 @@ RULES = (
         "MMEngine would refuse this config",
         "An error MMEngine's own loader raises: a key defined in two bases, a dict replaced by "
         "a non-dict without `_delete_=True`, a `{{$ENV:NAME}}` placeholder without a default "
-        "for an unset variable, or a `{{_base_.x}}` reference to a key the bases do not have.",
+        "for an unset variable, a `{{_base_.x}}` reference to a key the bases do not have, a "
+        "`with` statement other than `with read_base():`, or a lazy-import config used as the "
+        "`_base_` of a plain one.",
         _RESOLVE_WHY,
         (),
         (Example("cpu", "x = '{{_base_.nothing}}'\n"),),
@@ -82,18 +84,33 @@ RULES = (
         "a value a rule needs cannot be evaluated statically",
         "A rule needs a key whose value comes from code cfglint does not run: a call into a "
         "module, an environment lookup, attribute access on an import. cfglint never executes "
-        "config code outside `cfglint dryrun` and never guesses.",
+        "config code outside `cfglint dryrun` and never guesses. The message names the rule "
+        "that needs the value.\n\n"
+        "As a warning, CL906 also reports a `model_wrapper_cfg` whose `type` is a wrapper "
+        "MMEngine does not register itself (`MyCustomDDP`): MMEngine decides at run time, with "
+        "`issubclass`, whether it is a DDP and gets `device_ids=[LOCAL_RANK]` (CL201), and "
+        "cfglint cannot tell statically. Writing `device_ids=None` in the config answers it.\n\n"
+        "A CL906 belongs to the rule that needs the value: when that rule is not selected "
+        "(`--select`, `--ignore`, `select`/`ignore` in the settings) there is no CL906 for it, "
+        "and a noqa naming that rule on the value's line (`# cfglint: noqa: CL102`) suppresses "
+        "it there, as does `# cfglint: noqa: CL906`.",
         "An unchecked key is exactly where the failures this tool exists for hide.",
-        (Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"),),
+        (
+            Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"),
+            Example("t20-gcu", "model_wrapper_cfg = dict(type='MyCustomDDP', device_ids=None)\n"),
+        ),
         (
             Example(
                 "t20-gcu",
                 "import os\nenv_cfg = dict(dist_cfg=dict(backend=os.environ['BACKEND']))\n",
             ),
+            Example("t20-gcu", "model_wrapper_cfg = dict(type='MyCustomDDP')\n"),
         ),
         fix_doc=(
-            "No automatic fix: write the value as a literal, or suppress with "
-            "`# cfglint: noqa: CL906`."
+            "No automatic fix: write the value as a literal. If the rule that needs it does not "
+            "apply to this config, add `# cfglint: noqa: CODE` (the rule the message names) or "
+            "`# cfglint: noqa: CL906` on the line the diagnostic points at, or turn the rule off "
+            "with `--ignore CODE`."
         ),
     ),
 )

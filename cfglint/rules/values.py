@@ -20,11 +20,16 @@ def allowed_text(ctx: RuleContext) -> str:
 
 
 def check_value(
-    ctx: RuleContext, code: str, describe: Describe, fix_message: str
+    ctx: RuleContext,
+    code: str,
+    describe: Describe,
+    fix_message: str,
+    harmless: Callable[[object], bool] | None = None,
 ) -> Iterator[Finding]:
     """Report the key's value (or MMEngine's default when absent) if the target rejects it.
 
-    `describe(ctx, value, is_default)` writes the message.
+    `describe(ctx, value, is_default)` writes the message; a value `harmless` accepts is never
+    reported (what MMEngine or PyTorch treat as "not set").
     """
     state = key_state(ctx.config.root, ctx.key)
     if isinstance(state, Unknown):
@@ -47,7 +52,7 @@ def check_value(
     except UnknownValueError as error:
         yield unknown_finding(ctx, code, error.node, ctx.key)
         return
-    if not ctx.policy.value_ok(value):
+    if not ctx.policy.value_ok(value) and not (harmless is not None and harmless(value)):
         yield Finding(
             code,
             describe(ctx, value, False),

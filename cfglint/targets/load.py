@@ -15,6 +15,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from cfglint.errors import UserError
+from cfglint.targets.catalogue import catalogue_problem
 from cfglint.targets.model import KeyPolicy, TargetFile
 
 
@@ -79,12 +80,18 @@ def merge_extends(child: RawTarget, parent: Mapping[str, Any]) -> dict[str, Any]
 
 def validate(data: Mapping[str, Any], chain: list[RawTarget]) -> TargetFile:
     try:
-        return TargetFile.model_validate(dict(data))
+        model = TargetFile.model_validate(dict(data))
     except ValidationError as error:
         first = error.errors()[0]
         where = locate(first["loc"], chain)
         location = ".".join(str(part) for part in first["loc"])
         raise UserError(f"{where}: invalid target file: {location}: {first['msg']}") from error
+    problem = catalogue_problem({key: policy.rule for key, policy in model.keys.items()})
+    if problem is not None:
+        key, message = problem
+        where = locate(("keys", key, "rule"), chain)
+        raise UserError(f"{where}: invalid target file: keys.{key}: {message}")
+    return model
 
 
 def locate(loc: tuple[int | str, ...], chain: list[RawTarget]) -> str:

@@ -47,8 +47,6 @@ class KeyPolicy(BaseModel):
     forbidden: tuple[Scalar, ...] | None = None
     # What MMEngine uses when the key is absent (only meaningful with `allowed`).
     default: Scalar = None
-    # The key must be written out: being absent is not the same as holding an allowed value.
-    required: bool = False
     forbidden_literal_list: bool = False
     fix: FixPolicy | None = None
 

@@ -81,18 +81,75 @@ def test_noqa_grammar() -> None:
         "b = 2  # cfglint: noqa: CL201, CL202\n"
         "c = '# cfglint: noqa'\n"
         "d = 3  # noqa\n"
+        "e = 4  # cfglint: NOQA: cl301 the entry point decides\n"
+        "f = 5  # cfglint: noqa:CL101,CL102  # another comment\n"
     )
-    found = directives.noqa_by_line(text)
-    assert found[1].covers("CL101")
-    assert found[2].covers("CL202") and not found[2].covers("CL101")
-    assert 3 not in found and 4 not in found
+    found = directives.suppressions(text)
+    assert found.covers(1, "CL101")
+    assert found.covers(2, "CL202") and not found.covers(2, "CL101")
+    assert not found.covers(3, "CL101") and not found.covers(4, "CL101")
+    assert found.covers(5, "CL301") and not found.covers(5, "CL201")
+    assert found.covers(6, "CL102") and not found.covers(6, "CL301")
+    assert found.problems == ()
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# cfglint: noqa: CL-202",
+        "# cfglint: noqa: CL202x",
+        "# cfglint: noqa:",
+        "# cfglint: noqa: CL201,",
+        "# cfglint: noqa: CL201 CL-202",
+        "# cfglint: noqa CL202",
+    ],
+)
+def test_a_mistyped_noqa_suppresses_nothing_and_says_so(comment: str) -> None:
+    found = directives.suppressions(f"model = dict()\nx = 1  {comment}\n")
+    assert not found.covers(2, "CL202") and not found.covers(2, "CL101")
+    assert [problem.line for problem in found.problems] == [2]
+    assert "invalid `# cfglint: noqa` directive" in found.problems[0].message
+
+
+def test_noqa_file_covers_every_line() -> None:
+    text = '"""Doc."""\n# cfglint: noqa-file: CL201\nmodel = dict()\n'
+    found = directives.suppressions(text)
+    assert found.covers(1, "CL201") and found.covers(40, "CL201")
+    assert not found.covers(1, "CL101")
+    assert directives.suppressions("# cfglint: noqa-file\n").covers(9, "CL101")
 
 
 def test_target_comment_only_in_comments() -> None:
-    assert (
-        directives.target_comment("x = '# cfglint: target=cpu'\n# cfglint: target=t20-gcu\n")
-        == "t20-gcu"
+    text = (
+        '"""A docstring that mentions\n# cfglint: target=cuda\n"""\n'
+        "x = '# cfglint: target=cpu'\n"
+        "# CFGLINT: target=t20-gcu\n"
     )
+    assert directives.target_comment(text) == ("t20-gcu", 5)
+    assert directives.target_comment('"""\n# cfglint: target=cuda\n"""\n') is None
+
+
+def test_settings_that_are_not_a_table_are_an_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool]\ncfglint = 3\n", encoding="utf-8")
+    with pytest.raises(UserError, match=r"pyproject.toml: \[tool.cfglint\] must be a table"):
+        settings_for(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("table", "valid"),
+    [
+        ('select = ["CL2", "CL906", "CL", "ALL"]\n', True),
+        ('select = ["CL999"]\n', False),
+        ('ignore = ["CL4"]\n', False),
+    ],
+)
+def test_settings_selectors_must_name_rules(tmp_path: Path, table: str, valid: bool) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.cfglint]\n{table}", encoding="utf-8")
+    if valid:
+        assert settings_for(tmp_path).table.select == ("CL2", "CL906", "CL", "ALL")
+    else:
+        with pytest.raises(UserError, match="unknown rule selector"):
+            settings_for(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -110,3 +167,10 @@ def test_selection(
     select: tuple[str, ...], ignore: tuple[str, ...], code: str, wanted: bool
 ) -> None:
     assert Selection(select, ignore).wants(code) is wanted
+
+
+def test_a_cl906_follows_the_rule_that_needs_the_value() -> None:
+    assert Selection(("ALL",), ()).wants("CL906", "CL102")
+    assert not Selection(("ALL",), ("CL102",)).wants("CL906", "CL102")
+    assert not Selection(("CL9",), ()).wants("CL906", "CL102")
+    assert not Selection(("ALL",), ("CL906",)).wants("CL906", "CL102")

@@ -64,6 +64,30 @@ def test_extends_merges_field_by_field(tmp_path: Path) -> None:
             "True is not itself allowed",
         ),
         ("name: bad\n  device: [\n", ": invalid YAML in target file"),
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nmmengine-knows-device: false\nkeys:\n"
+            "  launcher:\n    rule: CL999\n    forbidden: [pytorch]\n",
+            ":7: invalid target file: keys.launcher: unknown rule CL999 (a target can configure "
+            "CL101, CL102, CL201, CL202, CL203, CL301)",
+        ),
+        (
+            "name: bad\nextends: t20-gcu\ndescription: x\nkeys:\n"
+            "  model_wraper_cfg.device_ids:\n    rule: CL201\n    allowed: [null]\n",
+            ":6: invalid target file: keys.model_wraper_cfg.device_ids: rule CL201 checks "
+            "`model_wrapper_cfg.device_ids`, not `model_wraper_cfg.device_ids`",
+        ),
+        (
+            "name: bad\nextends: t20-gcu\ndescription: x\nkeys:\n"
+            "  model_wrapper_cfg.output_devic:\n    rule: CL202\n    allowed: [null]\n",
+            ":6: invalid target file: keys.model_wrapper_cfg.output_devic: rule CL202 checks "
+            "`model_wrapper_cfg.output_device`",
+        ),
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nmmengine-knows-device: false\nkeys:\n"
+            "  launcher:\n    rule: CL102\n    forbidden: [pytorch]\n"
+            "  launcher:\n    rule: CL102\n    forbidden: [slurm]\n",
+            ':9: invalid YAML in target file: found duplicate key "launcher"',
+        ),
     ],
 )
 def test_bad_target_file_names_file_and_line(tmp_path: Path, body: str, expected: str) -> None:
@@ -89,7 +113,7 @@ def test_config_model_validates_resolved_values() -> None:
             "model_wrapper_cfg": {"device_ids": None},
         }
     )
-    with pytest.raises(ValueError, match="backend"):
+    with pytest.raises(ValueError, match=r"CL101 `env_cfg\.dist_cfg\.backend` is 'nccl'"):
         model.model_validate(
             {
                 "env_cfg": {"dist_cfg": {"backend": "nccl"}},
@@ -108,8 +132,33 @@ def test_cli_lists_shows_and_exports_schema() -> None:
         in shown.stdout
     )
     schema = json.loads(run_cli("targets", "t20-gcu", "--json-schema").stdout)
-    backend = schema["$defs"]["T20GcuConfig_env_cfg_dist_cfg"]["properties"]["backend"]
-    assert backend["enum"] == ["gloo", "eccl"]
+    assert schema["title"] == "MMEngine config for target t20-gcu"
+    backend = next(part for part in schema["allOf"] if part["description"].startswith("CL101"))
+    env_cfg = backend["properties"]["env_cfg"]
+    assert env_cfg["properties"]["dist_cfg"]["properties"]["backend"] == {"enum": ["gloo", "eccl"]}
     unknown = run_cli("targets", "h100")
     assert unknown.exit_code == 2
     assert unknown.stderr.startswith("cfglint: error: unknown target 'h100'")
+
+
+def test_a_typo_in_an_extra_target_file_stops_check_with_its_line(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.cfglint]\ndefault-target = "mine"\nextra-targets = ["mine.yaml"]\n',
+        encoding="utf-8",
+    )
+    _write(
+        tmp_path,
+        "mine.yaml",
+        "name: mine\nextends: t20-gcu\ndescription: x\nkeys:\n"
+        "  model_wraper_cfg.device_ids:\n    rule: CL201\n    allowed: [null]\n",
+    )
+    for name in ("a.py", "b.py"):
+        _write(tmp_path, name, "model = dict(type='M')\n")
+    result = run_cli("check", ".", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"cfglint: error: {tmp_path / 'mine.yaml'}:6: invalid target file: "
+        "keys.model_wraper_cfg.device_ids: rule CL201 checks `model_wrapper_cfg.device_ids`, "
+        "not `model_wraper_cfg.device_ids`"
+    ]
+    assert "All checks passed!" not in result.stdout

@@ -1,0 +1,101 @@
+"""Building blocks for a rule's JSON Schema (`Rule.schema`): the same policy, said in JSON Schema.
+
+A schema validates a resolved config as plain JSON. Each rule's schema must accept exactly the
+configs its check passes, where JSON Schema can say it; tests/targets compare the two on every
+rule example.
+"""
+
+from __future__ import annotations
+
+from cfglint.rules.base import JsonSchema
+from cfglint.rules.wrapper import (
+    DDP_WRAPPERS,
+    FLEXIBLE_RUNNER,
+    RUNNER_TYPE_KEY,
+    WRAPPER_KEY,
+)
+from cfglint.targets.model import KeyPolicy
+
+# What `if value:` treats as false, in JSON terms (0 also matches 0.0).
+FALSY: JsonSchema = {"enum": [None, False, 0, "", [], {}]}
+EMPTY_LIST: JsonSchema = {"type": "array", "maxItems": 0}
+
+
+def _registry_name(*names: str) -> JsonSchema:
+    # A registry name may carry a scope prefix: 'mmengine.MMDistributedDataParallel'.
+    return {"type": "string", "pattern": rf"^(.*\.)?({'|'.join(sorted(names))})$"}
+
+
+IS_FLEXIBLE_RUNNER: JsonSchema = {
+    "required": [RUNNER_TYPE_KEY],
+    "properties": {RUNNER_TYPE_KEY: _registry_name(FLEXIBLE_RUNNER)},
+}
+# model_wrapper_cfg names a DDP wrapper: its `type` is one, or absent (MMEngine's default).
+IS_DDP_WRAPPER: JsonSchema = {
+    "type": "object",
+    "anyOf": [
+        {"not": {"required": ["type"]}},
+        {"required": ["type"], "properties": {"type": _registry_name(*DDP_WRAPPERS)}},
+    ],
+}
+
+
+def _all(*schemas: JsonSchema) -> JsonSchema:
+    present = [schema for schema in schemas if schema]
+    if len(present) == 1:
+        return present[0]
+    return {"allOf": present} if present else {}
+
+
+def accepted_values(policy: KeyPolicy, *also: JsonSchema) -> JsonSchema:
+    """The values `policy.value_ok` accepts, or any of `also`."""
+    accepted: JsonSchema = {}
+    if policy.allowed is not None:
+        accepted = {"enum": list(policy.allowed)}
+    elif policy.forbidden is not None:
+        accepted = {"not": {"enum": list(policy.forbidden)}}
+    if policy.forbidden_literal_list:
+        accepted = _all(accepted, {"not": {"type": "array"}})
+    if also:
+        return {"anyOf": [accepted, *also]}
+    return accepted
+
+
+def absent_fails(policy: KeyPolicy) -> bool:
+    """Whether MMEngine's value for an absent key is one the policy rejects."""
+    return policy.has_default and not policy.value_ok(policy.default)
+
+
+def at_key(key: str, value: JsonSchema, *, required: bool) -> JsonSchema:
+    """A root schema holding `value` at a dotted key; `required`: every step must be there.
+
+    A step that is not a dict counts as absent, as in the rules (keys.key_state).
+    """
+    parts = key.split(".")
+    schema = value
+    for depth in range(len(parts) - 1, -1, -1):
+        level: JsonSchema = {"properties": {parts[depth]: schema}}
+        if required:
+            level["required"] = [parts[depth]]
+            if depth > 0:
+                level["type"] = "object"
+        schema = level
+    return schema
+
+
+def unless_flexible_runner(schema: JsonSchema) -> JsonSchema:
+    """FlexibleRunner never reads model_wrapper_cfg: its strategy wraps the model."""
+    return {"if": IS_FLEXIBLE_RUNNER, "else": schema}
+
+
+def in_ddp_wrapper(schema: JsonSchema) -> JsonSchema:
+    """`schema` applies to model_wrapper_cfg when it configures a DDP wrapper."""
+    return unless_flexible_runner(
+        {"properties": {WRAPPER_KEY: {"if": IS_DDP_WRAPPER, "then": schema}}}
+    )
+
+
+def value_at_key(key: str, policy: KeyPolicy, *harmless: JsonSchema) -> JsonSchema:
+    """The schema of a rule built on values.check_value: the policy at the key, MMEngine's
+    default when it is absent, and the `harmless` values that are never reported."""
+    return at_key(key, accepted_values(policy, *harmless), required=absent_fails(policy))
