@@ -22,3 +22,8 @@ class ReportContext:
     show_fix_hints: bool = True
     # With --unsafe-fixes, unsafe fixes count as applicable ones instead of hidden ones.
     unsafe_fixes: bool = False
+    # GitHub resolves annotation paths against the repository checkout: $GITHUB_WORKSPACE in
+    # Actions (None: `cwd`).
+    annotation_root: Path | None = None
+    # SARIF's %SRCROOT%: the git work tree cfglint runs in (None: `cwd`).
+    source_root: Path | None = None

@@ -1,0 +1,108 @@
+"""Which configs of a project inherit a file: what a change to that file can break.
+
+pre-commit passes only the files a commit changes; a changed file that other configs name in
+`_base_` (a `_base_` file, a leaf-to-leaf `_base_ = './x_1x.py'` chain, a shared fragment)
+must bring those configs into the check. Resolving every config of a large project for each
+named file would cost as much as checking all of them, so a cheap text index finds the
+candidates first: a config can only inherit a file, directly or through other files, along a
+chain of files that each mention the next one's file name. Only the candidates are resolved,
+and the loader's answer (the files a resolution went through) decides.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from cfglint.discover import is_base_file, walk_files
+from cfglint.loader import Loader
+from cfglint.paths import git_work_tree
+from cfglint.settings import settings_for
+from cfglint.types import LoadResult
+
+CONFIG_SUFFIXES = frozenset({".py", ".yaml", ".yml", ".json"})
+# Larger files are data, not configs (the loader refuses files over 10 MB anyway).
+_MAX_SCANNED_BYTES = 1024 * 1024
+# A file name as it appears in a `_base_` entry: './x.py', '../_base_/a/b.yaml', 'pkg::c/d.py'.
+_FILE_NAME = re.compile(r"[\w.+-]+\.(?:py|ya?ml|json)\b")
+
+
+def project_root(path: Path) -> Path:
+    """Where the configs that may inherit `path` live.
+
+    The settings root (the folder of the `pyproject.toml` with `[tool.cfglint]`, or of
+    `cfglint.toml`); without settings, the git work tree holding the file; else its folder.
+    """
+    absolute = Path(os.path.abspath(path))
+    settings = settings_for(absolute)
+    if settings.source is not None:
+        return settings.root
+    folder = absolute if absolute.is_dir() else absolute.parent
+    return git_work_tree(folder) or folder
+
+
+class InheritanceIndex:
+    """For one project root: which files mention which file names in a `_base_`-using file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._mentions: dict[str, list[Path]] = {}
+        self._checkable: set[Path] = set()
+        settings = settings_for(root)
+        for path in walk_files(root):
+            if path.suffix not in CONFIG_SUFFIXES:
+                continue
+            if settings.is_included(path) and not is_base_file(path):
+                self._checkable.add(path)
+            for name in _mentioned_names(path):
+                self._mentions.setdefault(name, []).append(path)
+
+    def candidates(self, path: Path) -> list[Path]:
+        """The configs that may inherit `path`: a superset, in a stable order."""
+        seen = {path}
+        queue = [path.name]
+        found: list[Path] = []
+        while queue:
+            name = queue.pop()
+            for mentioning in self._mentions.get(name, ()):
+                if mentioning in seen:
+                    continue
+                seen.add(mentioning)
+                queue.append(mentioning.name)
+                if mentioning in self._checkable:
+                    found.append(mentioning)
+        return sorted(found)
+
+
+def _mentioned_names(path: Path) -> set[str]:
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(_MAX_SCANNED_BYTES + 1)
+    except OSError:
+        return set()
+    if len(data) > _MAX_SCANNED_BYTES or b"_base_" not in data:
+        return set()
+    text = data.decode("utf-8", errors="replace")
+    return {match.rsplit("/", 1)[-1] for match in _FILE_NAME.findall(text)}
+
+
+class Inheritors:
+    """Finds, for each named file, the configs of its project that inherit it (one index per
+    project root, built the first time a file of that project asks)."""
+
+    def __init__(self, loader: Loader) -> None:
+        self._loader = loader
+        self._indexes: dict[Path, InheritanceIndex] = {}
+
+    def of(self, path: Path) -> Iterator[tuple[Path, LoadResult]]:
+        """Each config that inherits `path`, with its load result: a resolved config, or a
+        failure whose chain of `_base_` files goes through `path` (a base the change broke)."""
+        root = project_root(path)
+        if root not in self._indexes:
+            self._indexes[root] = InheritanceIndex(root)
+        for candidate in self._indexes[root].candidates(path):
+            result = self._loader.load(candidate)
+            if path in result.files:
+                yield candidate, result
