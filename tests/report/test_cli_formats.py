@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, run_cli
+from helpers import EXAMPLES, REPO_ROOT, run_cli
 
 # What `cfglint check . --output-format github` prints in examples/, line for line.
 GITHUB_LINES = (
@@ -145,3 +145,21 @@ def test_json_and_text_agree_on_the_examples() -> None:
         relative = item["filename"].removeprefix(str(EXAMPLES) + "/")
         row, column = item["location"]["row"], item["location"]["column"]
         assert f"{relative}:{row}:{column}: {item['code']} " in as_text.stdout
+
+
+def _doc_block(heading: str, language: str) -> str:
+    """The first fenced block of `language` after `heading` in docs/integrations.md."""
+    text = (REPO_ROOT / "docs/integrations.md").read_text(encoding="utf-8")
+    section = text[text.index(heading) :]
+    start = section.index(f"```{language}\n") + len(f"```{language}\n")
+    return section[start : section.index("```", start)]
+
+
+def test_the_integrations_guide_shows_the_real_output(repository: Path) -> None:
+    for heading, args in (
+        ("## `text`", ()),
+        ("`--statistics` prints", ("--statistics",)),
+        ("## `github`", ("--output-format", "github")),
+    ):
+        result = run_cli("check", "configs/", *args, cwd=repository, env=_environ())
+        assert _doc_block(heading, "text") == result.stdout, heading
