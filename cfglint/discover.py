@@ -30,15 +30,20 @@ def is_base_file(path: Path) -> bool:
     return BASE_FOLDER in path.parts[:-1]
 
 
-def walk_files(folder: Path) -> Iterator[Path]:
-    """Every file under `folder` that the settings do not exclude, in a stable order."""
+def walk_files(folder: Path, skip_hidden: bool = False) -> Iterator[Path]:
+    """Every file under `folder` that the settings do not exclude, in a stable order;
+    `skip_hidden`: not inside folders whose name starts with a dot either."""
     settings = settings_for(folder)
     for directory, subdirs, files in os.walk(folder):
         here = Path(directory)
         # The default exclusions also hold outside the settings root (a run without settings
         # walking a git work tree above the current folder must not enter `.git`).
         subdirs[:] = sorted(
-            d for d in subdirs if d not in DEFAULT_EXCLUDE and not settings.is_excluded(here / d)
+            d
+            for d in subdirs
+            if d not in DEFAULT_EXCLUDE
+            and not (skip_hidden and d.startswith("."))
+            and not settings.is_excluded(here / d)
         )
         for name in sorted(files):
             path = here / name

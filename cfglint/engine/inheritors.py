@@ -65,7 +65,9 @@ class InheritanceIndex:
         self._by_name: dict[str, list[Path]] = {}
         self._checkable: set[Path] = set()
         settings = settings_for(root)
-        for path in walk_files(root):
+        # Hidden folders hold caches and tool state, not configs (and a project without settings
+        # or git can be a home folder).
+        for path in walk_files(root, skip_hidden=True):
             if path.suffix not in CONFIG_SUFFIXES:
                 continue
             if settings.is_included(path) and not is_base_file(path):

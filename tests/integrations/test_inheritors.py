@@ -193,7 +193,7 @@ def test_without_settings_or_git_the_project_is_the_named_files_folder(tmp_path:
     assert _relative(root, _configs(records, "CL201")) == ["shared/y.py"]
 
 
-def test_excluded_configs_are_not_brought_in(tmp_path: Path) -> None:
+def test_excluded_and_hidden_configs_are_not_brought_in(tmp_path: Path) -> None:
     root = _write(
         tmp_path / "project",
         {
@@ -202,6 +202,8 @@ def test_excluded_configs_are_not_brought_in(tmp_path: Path) -> None:
             "configs/common/ddp.py": WRAPPER,
             "configs/a.py": "_base_ = './common/ddp.py'\nmodel = dict()\n",
             "configs/legacy/old.py": "_base_ = '../common/ddp.py'\nmodel = dict()\n",
+            # Hidden folders (caches, tool state) are not searched either.
+            "configs/.backup/a.py": "_base_ = '../common/ddp.py'\nmodel = dict()\n",
         },
     )
     _, records = _records(root, "configs/common/ddp.py")
