@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.settings import settings_for
+from cfglint.settings import DEFAULT_EXCLUDE, settings_for
 from cfglint.types import LoadProblem, Span
 
 BASE_FOLDER = "_base_"
@@ -17,9 +17,12 @@ BASE_FOLDER = "_base_"
 class Discovered:
     leaves: tuple[Path, ...]  # checked as configs
     # `_base_` files named one by one (pre-commit passes changed files): checked through the
-    # leaves under the project root that inherit them.
+    # configs under the project root that inherit them.
     bases: tuple[Path, ...]
     problems: tuple[LoadProblem, ...]
+    # Every file named one by one, leaves and bases: each also brings in the configs of its
+    # project that inherit it (a leaf-to-leaf `_base_` chain, a shared fragment).
+    named: tuple[Path, ...] = ()
 
 
 def is_base_file(path: Path) -> bool:
@@ -27,23 +30,43 @@ def is_base_file(path: Path) -> bool:
     return BASE_FOLDER in path.parts[:-1]
 
 
-def _walk(folder: Path) -> Iterator[Path]:
+def walk_files(folder: Path, skip_hidden: bool = False) -> Iterator[Path]:
+    """Every file under `folder` that the settings do not exclude, in a stable order;
+    `skip_hidden`: not inside folders whose name starts with a dot either."""
     settings = settings_for(folder)
     for directory, subdirs, files in os.walk(folder):
         here = Path(directory)
-        subdirs[:] = sorted(d for d in subdirs if not settings.is_excluded(here / d))
+        # The default exclusions also hold outside the settings root (a run without settings
+        # walking a git work tree above the current folder must not enter `.git`).
+        subdirs[:] = sorted(
+            d
+            for d in subdirs
+            if d not in DEFAULT_EXCLUDE
+            and not (skip_hidden and d.startswith("."))
+            and not settings.is_excluded(here / d)
+        )
         for name in sorted(files):
             path = here / name
-            if settings.is_included(path) and not settings.is_excluded(path):
+            if not settings.is_excluded(path):
                 yield path
 
 
-def discover(paths: Sequence[Path]) -> Discovered:
+def _walk(folder: Path) -> Iterator[Path]:
+    settings = settings_for(folder)
+    return (path for path in walk_files(folder) if settings.is_included(path))
+
+
+def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
+    """`force_exclude`: apply `exclude` to files and folders named explicitly too (ruff's
+    `--force-exclude`; pre-commit names every changed file, excluded or not)."""
     leaves: dict[Path, None] = {}
     bases: dict[Path, None] = {}
+    named: dict[Path, None] = {}
     problems: list[LoadProblem] = []
     for given in paths:
         absolute = Path(os.path.abspath(given))
+        if force_exclude and settings_for(absolute).is_excluded(absolute):
+            continue
         if absolute.is_dir():
             # A base met while walking a folder is checked through the leaves found there.
             for path in _walk(absolute):
@@ -52,11 +75,12 @@ def discover(paths: Sequence[Path]) -> Discovered:
         elif absolute.is_file():
             # A file named explicitly is checked whatever `include` says, as ruff does.
             (bases if is_base_file(absolute) else leaves)[absolute] = None
+            named[absolute] = None
         else:
             problems.append(
                 LoadProblem("CL902", "no such file or directory", Span(absolute, 1, 1, 1, 1))
             )
-    return Discovered(tuple(leaves), tuple(bases), tuple(problems))
+    return Discovered(tuple(leaves), tuple(bases), tuple(problems), tuple(named))
 
 
 def leaves_under(root: Path) -> tuple[Path, ...]:

@@ -16,3 +16,13 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return absolute.relative_to(base).as_posix()
     except ValueError:
         return absolute.as_posix()
+
+
+def git_work_tree(path: Path) -> Path | None:
+    """The root of the git work tree holding `path` (a file or folder), or None."""
+    absolute = Path(os.path.abspath(path))
+    for candidate in (absolute, *absolute.parents):
+        # `.git` is a folder in a clone and a file in a worktree or a submodule.
+        if (candidate / ".git").exists():
+            return candidate
+    return None

@@ -174,6 +174,9 @@ class ResolvedConfig:
 class LoadFailure:
     path: Path
     problems: tuple[LoadProblem, ...]
+    # The files from the config down to the one that failed, following `_base_`: which changed
+    # base a failure goes through (a commit that breaks a base must fail its inheritors).
+    files: tuple[Path, ...] = ()
 
 
 LoadResult: TypeAlias = ResolvedConfig | LoadFailure
@@ -278,3 +281,5 @@ class RuleInfo:
     summary: str
     url: str
     fix_applicability: Applicability | None
+    # The longer explanation (Markdown): what the rule checks (SARIF's fullDescription).
+    description: str = ""

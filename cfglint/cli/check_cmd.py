@@ -12,6 +12,7 @@ from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_ar
 from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.loader import Loader
+from cfglint.paths import git_work_tree
 from cfglint.report import (
     FORMATS,
     ReportContext,
@@ -59,6 +60,11 @@ def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
         choices=("auto", "origin", "leaf"),
         help="where fixes for values set in a _base_ file go (default: settings, else auto)",
     )
+    parser.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply `exclude` from the settings to paths named explicitly too (for pre-commit)",
+    )
     parser.add_argument("--output-format", choices=FORMATS, default="text")
     parser.add_argument(
         "--statistics",
@@ -90,7 +96,7 @@ def _color_wanted(output_format: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     paths = tuple(args.paths) or (Path("."),)
-    request = CheckRequest(paths, args.target, args.select, tuple(args.ignore))
+    request = CheckRequest(paths, args.target, args.select, tuple(args.ignore), args.force_exclude)
     want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
     loader = Loader()
     show_progress = args.output_format == "text" and not args.diff
@@ -119,6 +125,8 @@ def run(args: argparse.Namespace) -> int:
         show_fix_hints=True,
         unsafe_fixes=args.unsafe_fixes,
         complete=not result.errors and bool(result.targets),
+        annotation_root=_github_workspace(),
+        source_root=git_work_tree(Path.cwd()),
     )
     for message in result.errors:
         print(f"cfglint: error: {message}", file=sys.stderr)
@@ -133,6 +141,11 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(args, result, fixed_count)
 
 
+def _github_workspace() -> Path | None:
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    return Path(workspace) if workspace else None
+
+
 def _exit_code_for_diff(result: CheckResult, diff: str) -> int:
     if result.errors or result.unresolved:
         return EXIT_ERROR
@@ -144,7 +157,7 @@ def _exit_code(args: argparse.Namespace, result: CheckResult, fixed_count: int) 
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
-    if result.violations:
+    if result.has_errors:
         return EXIT_VIOLATIONS
     if args.exit_non_zero_on_fix and fixed_count:
         return EXIT_VIOLATIONS

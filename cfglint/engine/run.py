@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cfglint.discover import discover, leaves_under
+from cfglint.discover import Discovered, discover
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate
+from cfglint.engine.inheritors import Inheritors
 from cfglint.engine.selection import NoqaIndex, Selection
 from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.rules import CHECK_RULES
+from cfglint.rules.cl9xx_loader import WARNING_CODES
 from cfglint.settings import Settings, settings_for, target_choice
 from cfglint.targets import Target, TargetRegistry
-from cfglint.types import LoadFailure, ResolvedConfig, Violation
+from cfglint.types import LoadFailure, LoadResult, ResolvedConfig, Violation
 
 Progress = Callable[[Path], None]
 
@@ -26,6 +28,8 @@ class CheckRequest:
     cli_target: str | None = None
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
+    # Apply `exclude` to paths named explicitly too (ruff's --force-exclude).
+    force_exclude: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +44,15 @@ class CheckResult:
 
     @property
     def unresolved(self) -> bool:
-        return any(v.code.startswith("CL90") and v.code != "CL906" for v in self.violations)
+        return any(
+            v.code.startswith("CL90") and v.code != "CL906" and v.severity == "error"
+            for v in self.violations
+        )
+
+    @property
+    def has_errors(self) -> bool:
+        """Violations that fail the run; warnings (CL907: skipped) never do."""
+        return any(violation.severity == "error" for violation in self.violations)
 
 
 class _Targets:
@@ -82,47 +94,52 @@ def is_fragment(config: ResolvedConfig) -> bool:
     return "model" not in config.root.entries
 
 
-def _inheritors(
-    bases: Sequence[Path], resolved: dict[Path, ResolvedConfig], loader: Loader
-) -> list[Path]:
-    """Leaves under each base's project root that inherit a base no checked leaf covers."""
-    covered = {path for config in resolved.values() for path in config.files}
-    found: list[Path] = []
-    for base in bases:
-        if base in covered:
-            continue
-        for leaf in leaves_under(settings_for(base).root):
-            result = loader.load(leaf)
-            if isinstance(result, ResolvedConfig) and base in result.files:
-                if leaf not in resolved:
-                    resolved[leaf] = result
-                    found.append(leaf)
-                covered.update(result.files)
-    return found
-
-
-def run_check(
-    request: CheckRequest, loader: Loader | None = None, progress: Progress | None = None
-) -> CheckResult:
-    loader = loader or Loader()
-    discovered = discover(request.paths)
-    aggregator = Aggregator()
-    errors: list[str] = []
+def _load_configs(
+    discovered: Discovered, loader: Loader, aggregator: Aggregator, progress: Progress | None
+) -> dict[Path, ResolvedConfig]:
+    """Load the leaves found, then every config inheriting a file named one by one."""
     resolved: dict[Path, ResolvedConfig] = {}
-    for problem in discovered.problems:
-        aggregator.add_problems(problem.span.path, [problem])
+    loaded: set[Path] = set()
 
-    leaves = list(discovered.leaves)
-    for leaf in leaves:
-        result = loader.load(leaf)
+    def take(leaf: Path, result: LoadResult) -> None:
+        loaded.add(leaf)
         if progress is not None:
             progress(leaf)
         if isinstance(result, LoadFailure):
             aggregator.add_problems(leaf, result.problems)
         else:
             resolved[leaf] = result
-    leaves.extend(_inheritors(discovered.bases, resolved, loader))
 
+    for leaf in discovered.leaves:
+        take(leaf, loader.load(leaf))
+    # Every config inheriting a named file, failures included: a commit that breaks a base
+    # must fail on the configs it breaks, whatever else the commit touches.
+    inheritors = Inheritors(loader)
+    for named in discovered.named:
+        found = False
+        for leaf, result in inheritors.of(named):
+            found = True
+            if leaf not in loaded:
+                take(leaf, result)
+        if not found and named in discovered.bases:
+            # A base nothing inherits yet is still checked for what would break its first user.
+            alone = loader.load(named)
+            if isinstance(alone, LoadFailure):
+                aggregator.add_problems(named, alone.problems)
+    return resolved
+
+
+def run_check(
+    request: CheckRequest, loader: Loader | None = None, progress: Progress | None = None
+) -> CheckResult:
+    loader = loader or Loader()
+    discovered = discover(request.paths, request.force_exclude)
+    aggregator = Aggregator()
+    errors: list[str] = []
+    for problem in discovered.problems:
+        aggregator.add_problems(problem.span.path, [problem])
+
+    resolved = _load_configs(discovered, loader, aggregator, progress)
     targets = _Targets()
     target_of: dict[Path, str] = {}
     for leaf, config in resolved.items():
@@ -150,6 +167,8 @@ def run_check(
             violation.path, violation.span.line, violation.code, violation.needed_by
         ):
             continue
+        if violation.code in WARNING_CODES:
+            violation = replace(violation, severity="warning")
         kept.append(violation)
     warnings = [*noqa.warnings]
     if not discovered.leaves and not discovered.bases and not discovered.problems:

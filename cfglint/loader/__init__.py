@@ -57,10 +57,10 @@ class Loader:
                 gc.freeze()
                 gc.enable()
         if isinstance(outcome, _Failed):
-            return LoadFailure(absolute, (self._problem_for(absolute, outcome),))
+            return LoadFailure(absolute, (self._problem_for(absolute, outcome),), outcome.trail)
         reserved = reserved_key_problem(absolute, outcome.root)
         if reserved is not None:
-            return LoadFailure(absolute, (reserved.problem,))
+            return LoadFailure(absolute, (reserved.problem,), outcome.files)
         return ResolvedConfig(absolute, outcome.root, outcome.files)
 
     def _problem_for(self, leaf: Path, failed: _Failed) -> LoadProblem:

@@ -11,7 +11,7 @@ from cfglint.loader.problems import fail
 from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, SequenceNode, Span
 
 
-def load_data_file(path: Path, text: str) -> DictNode:
+def load_data_file(path: Path, text: str, is_leaf: bool = True) -> DictNode:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -35,6 +35,11 @@ def load_data_file(path: Path, text: str) -> DictNode:
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
+        if is_leaf:
+            # A list or a scalar at the top is a data file (class names, a split) that happens
+            # to sit among the configs, not a broken config: skipped (CL907, a warning).
+            kind = "list" if isinstance(data, list) else "scalar"
+            raise fail("CL907", f"not a config (the top level is a {kind}): skipped", path)
         raise fail("CL902", "the file is not a mapping of config keys", path)
     root = _convert(data, path, (path,), 1, 1)
     assert isinstance(root, DictNode)

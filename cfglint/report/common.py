@@ -72,5 +72,17 @@ def fix_is_hidden(fix: Fix | None, context: ReportContext) -> bool:
     return fix is not None and not fix_is_applicable(fix, context)
 
 
+def fix_note(fix: Fix | None, context: ReportContext) -> str | None:
+    """`fix (safe): ...`, with an unsafe fix marked as such (and how to apply it when this run
+    would not): the machine formats that carry a message say it the way the text format does."""
+    if fix is None:
+        return None
+    if fix.applicability is Applicability.SAFE:
+        return f"fix (safe): {fix.message}"
+    if context.unsafe_fixes:
+        return f"fix (unsafe fix): {fix.message}"
+    return f"fix (unsafe fix: apply with `--fix --unsafe-fixes`): {fix.message}"
+
+
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {nouns or noun + 's'}"

@@ -25,3 +25,8 @@ class ReportContext:
     # False when a config could not be checked (no target: the error is on stderr) or nothing
     # was checked at all: the summary then never says `All checks passed!`.
     complete: bool = True
+    # GitHub resolves annotation paths against the repository checkout: $GITHUB_WORKSPACE in
+    # Actions (None: `cwd`).
+    annotation_root: Path | None = None
+    # SARIF's %SRCROOT%: the git work tree cfglint runs in (None: `cwd`).
+    source_root: Path | None = None

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from cfglint.report.common import applies_to_note, display_path, is_base_finding, sorted_violations
+from cfglint.report.common import (
+    absolute_path,
+    applies_to_note,
+    display_path,
+    fix_note,
+    is_base_finding,
+    sorted_violations,
+)
 from cfglint.report.context import ReportContext
 from cfglint.types import Violation
 
@@ -20,10 +28,21 @@ def escape_property(text: str) -> str:
 
 
 def render_github(violations: Sequence[Violation], context: ReportContext) -> str:
+    if context.annotation_root is not None:
+        # GitHub reads `file=` relative to the checkout, whatever folder cfglint ran in: show
+        # every path from there (absolute first, against the folder cfglint ran in).
+        violations = [_absolute(violation, context) for violation in violations]
+        context = replace(context, cwd=context.annotation_root)
     lines = [
         _annotation(violation, context) for violation in sorted_violations(violations, context)
     ]
     return "".join(line + "\n" for line in lines)
+
+
+def _absolute(violation: Violation, context: ReportContext) -> Violation:
+    span = violation.span._replace(path=absolute_path(violation.path, context))
+    configs = tuple(absolute_path(config, context) for config in violation.configs)
+    return replace(violation, span=span, configs=configs)
 
 
 def _annotation(violation: Violation, context: ReportContext) -> str:
@@ -48,6 +67,7 @@ def _message(violation: Violation, context: ReportContext) -> str:
         lines.append(f"target: {violation.target}")
     if is_base_finding(violation, context):
         lines.append(applies_to_note(violation, context))
-    if violation.fix is not None:
-        lines.append(f"fix ({violation.fix.applicability.value}): {violation.fix.message}")
+    note = fix_note(violation.fix, context)
+    if note is not None:
+        lines.append(note)
     return "\n".join(lines)

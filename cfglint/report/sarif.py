@@ -7,7 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
+from cfglint import paths
 from cfglint.report.common import (
+    MAX_CONFIGS_SHOWN,
     TOOL_NAME,
     TOOL_URL,
     TOOL_VERSION,
@@ -27,7 +29,7 @@ def render_sarif(violations: Sequence[Violation], context: ReportContext) -> str
     ordered = sorted_violations(violations, context)
     codes = sorted({violation.code for violation in ordered})
     rule_index = {code: index for index, code in enumerate(codes)}
-    root = absolute_path(context.cwd, context)
+    root = _source_root(context)
     run: JsonObject = {
         "tool": {
             "driver": {
@@ -48,17 +50,34 @@ def render_sarif(violations: Sequence[Violation], context: ReportContext) -> str
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
 
+def _source_root(context: ReportContext) -> Path:
+    """%SRCROOT%: the git work tree (GitHub resolves result paths against the repository
+    root), else the folder cfglint ran in."""
+    return absolute_path(context.source_root or context.cwd, context)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def _rule(code: str, context: ReportContext) -> JsonObject:
     info = context.rules.get(code)
     if info is None:
         return {"id": code}
     fixable = info.fix_applicability is not None
+    summary = _sentence(info.summary)
+    description = _sentence(info.description) if info.description else summary
     return {
         "id": code,
         "name": info.name,
         "shortDescription": {"text": info.summary},
-        "fullDescription": {"text": info.summary},
-        "help": {"text": f"{info.summary} See {info.url}"},
+        "fullDescription": {"text": description},
+        "help": {
+            "text": f"{summary} {description} See {info.url}",
+            "markdown": f"**{summary}** {description}\n\nSee [{code}]({info.url}).",
+        },
         "helpUri": info.url,
         "properties": {"fixable": fixable},
     }
@@ -67,10 +86,34 @@ def _rule(code: str, context: ReportContext) -> JsonObject:
 def _artifact(path: Path, context: ReportContext) -> JsonObject:
     absolute = absolute_path(path, context)
     try:
-        relative = absolute.relative_to(absolute_path(context.cwd, context))
+        relative = absolute.relative_to(_source_root(context))
     except ValueError:
         return {"uri": absolute.as_uri()}
     return {"uri": quote(relative.as_posix()), "uriBaseId": SRCROOT}
+
+
+def _escape(text: str) -> str:
+    """A literal backslash or square bracket in a SARIF message, escaped so that viewers do not
+    take it for an embedded link (SARIF 2.1.0, 3.11.6)."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+def _message(violation: Violation, context: ReportContext) -> str:
+    """The message; for a base-file finding, with links to the inheriting configs (GitHub code
+    scanning shows a related location only when the message links to it as `[text](id)`)."""
+    text = _escape(violation.message)
+    if not is_base_finding(violation, context):
+        return text
+    root = _source_root(context)
+    names = [paths.display_path(absolute_path(c, context), root) for c in violation.configs]
+    links = [
+        f"[{_escape(name)}]({number})"
+        for number, name in enumerate(names[:MAX_CONFIGS_SHOWN], start=1)
+    ]
+    rest = len(names) - len(links)
+    listing = ", ".join(links) + (f" and {rest} more" if rest else "")
+    noun = "config" if len(names) == 1 else "configs"
+    return f"{text} (applies to {len(names)} {noun}: {listing})"
 
 
 def _region(span: Span) -> JsonObject:
@@ -93,7 +136,7 @@ def _result(violation: Violation, index: int, context: ReportContext) -> JsonObj
         "ruleId": violation.code,
         "ruleIndex": index,
         "level": violation.severity,
-        "message": {"text": violation.message},
+        "message": {"text": _message(violation, context)},
         "locations": [location],
     }
     if is_base_finding(violation, context):
@@ -103,7 +146,7 @@ def _result(violation: Violation, index: int, context: ReportContext) -> JsonObj
                 "physicalLocation": {"artifactLocation": _artifact(config, context)},
                 "message": {"text": "a config that inherits this value"},
             }
-            for number, config in enumerate(violation.configs)
+            for number, config in enumerate(violation.configs, start=1)
         ]
     if violation.fix is not None:
         result["fixes"] = [_fix(violation.fix, context)]

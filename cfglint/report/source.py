@@ -41,15 +41,25 @@ class SourceFiles:
         return len(prefix.encode("utf-8", errors="replace")) + 1 + overshoot
 
     def whole_line_replacement(
-        self, path: Path, edits: Sequence[TextEdit]
+        self, path: Path, edits: Sequence[TextEdit], covering: tuple[int, int] | None = None
     ) -> LineReplacement | None:
-        """The edits (all in `path`) widened to the whole lines they touch, then applied."""
+        """The edits (all in `path`) widened to the whole lines they touch, and to the lines
+        `covering` (first, last) when given, then applied.
+
+        An insertion at the very end of the file (after the last newline) is anchored on the
+        last line. None when the file cannot be read or an edit lies outside it.
+        """
         lines = self.lines(path)
-        if lines is None or not edits:
+        if not lines or not edits:
             return None
         first = min(edit.span.line for edit in edits)
         last = max(_last_line_touched(edit) for edit in edits)
-        if last > len(lines):
+        if covering is not None:
+            first, last = min(first, covering[0]), max(last, covering[1])
+        count = len(lines)
+        if last == count + 1 and any(_after_end(edit, count) for edit in edits):
+            first, last = min(first, count), count
+        if last > len(lines) or first < 1:
             return None
         offsets = _line_offsets(lines)
         block_start = offsets[first - 1]
@@ -62,6 +72,12 @@ class SourceFiles:
             end = _offset(offsets, edit.span.end_line, edit.span.end_column) - block_start
             block = block[:start] + edit.content + block[end:]
         return LineReplacement(first, last, block)
+
+
+def _after_end(edit: TextEdit, line_count: int) -> bool:
+    """An empty edit at column 1 of the line after the last one: an insertion at the end."""
+    span = edit.span
+    return span.line == span.end_line == line_count + 1 and span.column == span.end_column == 1
 
 
 def _read_lines(path: Path) -> tuple[str, ...] | None:

@@ -30,7 +30,7 @@ RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}
 
 def rule_info(rule: Rule) -> RuleInfo:
     applicability = Applicability.SAFE if rule.fixable else None
-    return RuleInfo(rule.code, rule.name, rule.summary, rule.url, applicability)
+    return RuleInfo(rule.code, rule.name, rule.summary, rule.url, applicability, rule.what)
 
 
 def all_rule_infos() -> dict[str, RuleInfo]:

@@ -41,7 +41,8 @@ RULES = (
         "config file cannot be read",
         "The file is missing, not UTF-8, a directory, too large, a symlink loop, of a type "
         "MMEngine does not load (`.py`, `.yaml`, `.yml`, `.json`), or a lazy `read_base()` "
-        "leaf config, which cfglint does not resolve yet.",
+        "config used as the `_base_` of a plain config (MMEngine refuses the mix). A lazy "
+        "config checked by itself is CL907 instead.",
         _RESOLVE_WHY,
         (Example("cpu", "# 中文注释\nmodel = dict(type='ToyClassifier')\n"),),
         (),
@@ -113,4 +114,32 @@ RULES = (
             "with `--ignore CODE`."
         ),
     ),
+    _loader_rule(
+        "CL907",
+        "unsupported-config",
+        "config format not supported yet: skipped",
+        "A **warning**, not an error: the exit code does not change. The file is a config "
+        "format cfglint does not resolve yet, a new-style lazy-import config (`with "
+        "read_base():`, as under `mmdet/configs/`), or a `.yaml`/`.yml`/`.json` file whose top "
+        "level is not a mapping (a data file such as a list of class names, not a config). "
+        "cfglint skips it and says so.",
+        "It does not break training by itself: MMEngine loads lazy-import configs, and a data "
+        "file is not a config. cfglint cannot check its values yet, so it reports the file as "
+        "skipped instead of passing it silently or failing a commit over it.",
+        (Example("cpu", "model = dict(type='ToyClassifier')\n"),),
+        (
+            Example(
+                "cpu",
+                "from mmengine.config import read_base\n\n"
+                "with read_base():\n    from .base_model import *\n",
+            ),
+        ),
+        fix_doc=(
+            "Nothing to fix. Lazy-import configs will be resolved in a later version; exclude "
+            "data files with `exclude` under `[tool.cfglint]` to silence the warning."
+        ),
+    ),
 )
+
+# Codes reported as warnings: they never change the exit code.
+WARNING_CODES = frozenset({"CL907"})

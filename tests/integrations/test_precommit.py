@@ -28,6 +28,7 @@ BASE = "configs/_base_/default_runtime.py"
 MODEL_BASE = "configs/_base_/models/toy_backbone.py"
 LEAF = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py"
 SMOKE = "configs/gcu_smoke/toy_gcu_smoke.py"
+CUDA_LEAF = "configs/cuda/train_toy_cuda_8card.py"
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -134,29 +135,142 @@ def test_fix_hook_rewrites_the_files_and_the_next_run_passes(
     assert "Passed" in again.output and "Failed" not in again.output
 
 
-def test_a_commit_touching_only_a_base_file_flags_the_leaves(
-    project: Path, env: dict[str, str], hooks_repo: tuple[Path, str]
-) -> None:
-    # Start from a clean, committed tree, checked (not fixed) on commit.
+@pytest.fixture
+def clean_project(project: Path, env: dict[str, str], hooks_repo: tuple[Path, str]) -> Path:
+    """The project fixed, committed, and checked (not fixed) by the git hook on every commit."""
     _run(_pre_commit("run", "cfglint-fix", "--all-files"), project, env)
     _write_config(project, hooks_repo, ("cfglint",))
     _git(project, env, "commit", "-q", "-a", "-m", "fixed", "--no-verify")
     installed = _run(_pre_commit("install"), project, env)
     assert installed.exit_code == 0, installed.output
-    # A change to the model base only: every DDP wrapper now inherits output_device=0.
-    with (project / MODEL_BASE).open("a", encoding="utf-8") as base:
-        base.write(
-            "\nmodel_wrapper_cfg = dict(type='MMDistributedDataParallel', output_device=0)\n"
-        )
-    _git(project, env, "add", MODEL_BASE)
+    return project
+
+
+def _commit(project: Path, env: dict[str, str], *paths: str) -> Run:
+    _git(project, env, "add", *paths)
     staged = _git(project, env, "diff", "--cached", "--name-only").split()
-    assert staged == [MODEL_BASE]
-    commit = _run(["git", "commit", "-m", "wrap the toy model"], project, env)
+    assert sorted(staged) == sorted(paths)
+    return _run(["git", "commit", "-m", "change"], project, env)
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as stream:
+        stream.write(text)
+
+
+def test_a_commit_touching_only_a_base_file_flags_the_leaves(
+    clean_project: Path, env: dict[str, str]
+) -> None:
+    # A change to the model base only: every DDP wrapper now inherits output_device=0.
+    _append(
+        clean_project / MODEL_BASE,
+        "\nmodel_wrapper_cfg = dict(type='MMDistributedDataParallel', output_device=0)\n",
+    )
+    commit = _commit(clean_project, env, MODEL_BASE)
     assert commit.exit_code == 1, commit.output
     assert f"{MODEL_BASE}:11:74: CL202 [*] `output_device=0`" in commit.output
     # pre-commit passed the base file only; the finding names the leaves that inherit it.
     assert f"  = applies to 2 configs: {LEAF}, {SMOKE}\n" in commit.output
-    assert _git(project, env, "log", "--format=%s", "-1").strip() == "fixed"
+    assert _git(clean_project, env, "log", "--format=%s", "-1").strip() == "fixed"
+
+
+def test_a_commit_breaking_a_base_file_fails(clean_project: Path, env: dict[str, str]) -> None:
+    _append(clean_project / MODEL_BASE, "oops = (\n")
+    commit = _commit(clean_project, env, MODEL_BASE)
+    assert commit.exit_code == 1, commit.output
+    assert f"{MODEL_BASE}:10:8: CL901 syntax error: '(' was never closed" in commit.output
+    # Every config inheriting the base fails to load: all four are named.
+    assert "  = applies to 4 configs: " in commit.output
+    assert _git(clean_project, env, "log", "--format=%s", "-1").strip() == "fixed"
+
+
+def test_a_commit_of_a_base_and_one_of_its_leaves_checks_the_other_leaves(
+    clean_project: Path, env: dict[str, str]
+) -> None:
+    # The CUDA leaf inherits the base too, and is clean; the T20 leaves are not, after this.
+    _append(
+        clean_project / BASE,
+        "\nmodel_wrapper_cfg = dict(type='MMDistributedDataParallel', output_device=0)\n",
+    )
+    _append(clean_project / CUDA_LEAF, "# tuned for the new cluster\n")
+    commit = _commit(clean_project, env, BASE, CUDA_LEAF)
+    assert commit.exit_code == 1, commit.output
+    assert f"{BASE}:" in commit.output and "CL202 [*] `output_device=0`" in commit.output
+    assert f"  = applies to 2 configs: {LEAF}, {SMOKE}\n" in commit.output
+
+
+def test_a_commit_changing_a_leaf_flags_the_leaves_built_on_it(
+    clean_project: Path, env: dict[str, str]
+) -> None:
+    """OpenMMLab's `_base_ = './x_1x.py'` chains: the config inheriting the changed one is
+    checked too, though it lies in no `_base_` folder and the commit does not touch it."""
+    child = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_long.py"
+    (clean_project / child).write_text(
+        "_base_ = './train_dinov3_mmrs1m_t20_gcu_8card.py'\n"
+        "train_cfg = dict(type='IterBasedTrainLoop', max_iters=80000, val_interval=4000)\n",
+        encoding="utf-8",
+    )
+    _git(clean_project, env, "add", child)
+    _git(clean_project, env, "commit", "-q", "-m", "a longer schedule", "--no-verify")
+    leaf = clean_project / LEAF
+    leaf.write_text(
+        leaf.read_text(encoding="utf-8").replace("device_ids=None", "device_ids=[0]", 1),
+        encoding="utf-8",
+    )
+    commit = _commit(clean_project, env, LEAF)
+    assert commit.exit_code == 1, commit.output
+    assert f"{LEAF}:" in commit.output and "CL201 [*] `device_ids=[0]`" in commit.output
+    assert f"  = applies to 2 configs: {LEAF}, {child}\n" in commit.output
+
+
+def test_a_lazy_config_is_skipped_with_a_warning_and_does_not_block_the_commit(
+    clean_project: Path, env: dict[str, str]
+) -> None:
+    lazy = "configs/retinanet/retinanet_r50_fpn_1x_coco.py"
+    (clean_project / lazy).parent.mkdir()
+    (clean_project / lazy).write_text(
+        "from mmengine.config import read_base\n\nwith read_base():\n"
+        "    from .._base_.default_runtime import *\n",
+        encoding="utf-8",
+    )
+    shown = _run(_pre_commit("run", "cfglint", "--files", lazy, "--verbose"), clean_project, env)
+    assert shown.exit_code == 0, shown.output
+    assert "Passed" in shown.output
+    assert f"{lazy}:1:1: CL907 lazy-import config (`with read_base():`): not supported yet, " in (
+        shown.output
+    )
+    commit = _commit(clean_project, env, lazy)
+    assert commit.exit_code == 0, commit.output
+
+
+def test_the_hooks_honour_exclude_for_the_files_pre_commit_names(
+    clean_project: Path, env: dict[str, str]
+) -> None:
+    settings = clean_project / "pyproject.toml"
+    settings.write_text(
+        settings.read_text(encoding="utf-8").replace(
+            'exclude = ["toy_model.py"]', 'exclude = ["toy_model.py", "configs/legacy"]'
+        ),
+        encoding="utf-8",
+    )
+    legacy = "configs/legacy/old_8card.py"
+    (clean_project / legacy).parent.mkdir()
+    (clean_project / legacy).write_text(
+        "# cfglint: target=t20-gcu\nmodel = dict(type='Old')\n"
+        "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n",
+        encoding="utf-8",
+    )
+    commit = _commit(clean_project, env, "pyproject.toml", legacy)
+    assert commit.exit_code == 0, commit.output
+    # Without the exclusion the same file fails the hook.
+    named = _run(_pre_commit("run", "cfglint", "--files", legacy), clean_project, env)
+    assert named.exit_code == 0, named.output
+    settings.write_text(
+        settings.read_text(encoding="utf-8").replace(', "configs/legacy"', ""), encoding="utf-8"
+    )
+    unexcluded = _run(_pre_commit("run", "cfglint", "--files", legacy), clean_project, env)
+    assert unexcluded.exit_code == 1, unexcluded.output
+    assert f"{legacy}:3:" in unexcluded.output
 
 
 def test_the_hook_environment_has_no_torch(project: Path, env: dict[str, str]) -> None:

@@ -58,6 +58,7 @@ RULES = {
             "cudnn_benchmark on a target without cuDNN",
             "https://cfglint.readthedocs.io/en/latest/rules/CL301/",
             Applicability.SAFE,
+            "`env_cfg.cudnn_benchmark` is `False` where the target has no cuDNN",
         ),
         RuleInfo(
             "CL901",

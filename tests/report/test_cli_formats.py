@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers import EXAMPLES, run_cli
+import pytest
+from helpers import EXAMPLES, REPO_ROOT, run_cli
 
 # What `cfglint check . --output-format github` prints in examples/, line for line.
 GITHUB_LINES = (
@@ -14,33 +18,88 @@ GITHUB_LINES = (
 )
 
 
-def test_github_annotations_for_the_examples() -> None:
-    result = run_cli("check", ".", "--output-format", "github", cwd=EXAMPLES)
+def _environ(**extra: str) -> dict[str, str]:
+    """This process's environment without GitHub Actions' own variables (CI sets them)."""
+    environ = {key: value for key, value in os.environ.items() if key != "GITHUB_WORKSPACE"}
+    environ.update(extra)
+    return environ
+
+
+@pytest.fixture
+def repository(tmp_path: Path) -> Path:
+    """The examples as a user's git repository (SARIF paths are relative to its root)."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    root = tmp_path / "repository"
+    shutil.copytree(EXAMPLES, root)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def test_github_annotations_for_the_examples(repository: Path) -> None:
+    result = run_cli("check", ".", "--output-format", "github", cwd=repository, env=_environ())
     assert result.exit_code == 1, result.stderr
     assert result.stdout.splitlines() == GITHUB_LINES
 
 
-def test_sarif_for_the_examples_is_valid(validate_sarif: Callable[[object], None]) -> None:
-    result = run_cli("check", ".", "--output-format", "sarif", cwd=EXAMPLES)
+def test_github_paths_are_relative_to_the_workspace(repository: Path) -> None:
+    """GitHub resolves `file=` against the checkout: run from a sub-folder, the paths do not
+    change when $GITHUB_WORKSPACE is set; without it they are relative to the folder."""
+    folder = repository / "configs/dinov3"
+    in_actions = run_cli(
+        "check",
+        ".",
+        "--output-format",
+        "github",
+        cwd=folder,
+        env=_environ(GITHUB_WORKSPACE=str(repository)),
+    )
+    assert in_actions.exit_code == 1, in_actions.stderr
+    # The folder's configs, and the findings in the base file they inherit.
+    expected = [line for line in GITHUB_LINES if "file=configs/gcu_smoke/" not in line]
+    assert in_actions.stdout.splitlines() == expected
+    local = run_cli("check", ".", "--output-format", "github", cwd=folder, env=_environ())
+    assert local.exit_code == 1, local.stderr
+    outside = repository.as_posix().replace(":", "%3A").replace(",", "%2C")
+    assert local.stdout.splitlines() == [
+        line.replace("file=configs/dinov3/", "file=")
+        .replace("file=configs/_base_/", f"file={outside}/configs/_base_/")
+        .replace("configs/dinov3/train", "train")
+        for line in expected
+    ]
+
+
+def test_sarif_for_the_examples_is_valid(
+    repository: Path, validate_sarif: Callable[[object], None]
+) -> None:
+    # Run from a sub-folder: the URIs are still relative to the repository root.
+    result = run_cli(
+        "check", "..", "--output-format", "sarif", cwd=repository / "configs", env=_environ()
+    )
     assert result.exit_code == 1, result.stderr
     log = json.loads(result.stdout)
     validate_sarif(log)
-    results = log["runs"][0]["results"]
+    run = log["runs"][0]
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": repository.as_uri() + "/"}}
+    results = run["results"]
     assert len(results) == len(GITHUB_LINES)
     base_results = [
         item
         for item in results
-        if item["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-        == "configs/_base_/default_runtime.py"
+        if item["locations"][0]["physicalLocation"]["artifactLocation"]
+        == {"uri": "configs/_base_/default_runtime.py", "uriBaseId": "%SRCROOT%"}
     ]
     assert {item["ruleId"] for item in base_results} == {"CL101", "CL301"}
     for item in base_results:
         assert len(item["relatedLocations"]) == 2
+        assert "](1), [" in item["message"]["text"]
         assert item["fixes"][0]["artifactChanges"]
 
 
-def test_rdjson_for_the_examples_is_valid(validate_rdjson: Callable[[object], None]) -> None:
-    result = run_cli("check", ".", "--output-format", "rdjson", cwd=EXAMPLES)
+def test_rdjson_for_the_examples_is_valid(
+    repository: Path, validate_rdjson: Callable[[object], None]
+) -> None:
+    result = run_cli("check", ".", "--output-format", "rdjson", cwd=repository, env=_environ())
     assert result.exit_code == 1, result.stderr
     document = json.loads(result.stdout)
     validate_rdjson(document)
@@ -48,12 +107,27 @@ def test_rdjson_for_the_examples_is_valid(validate_rdjson: Callable[[object], No
     assert len(diagnostics) == len(GITHUB_LINES)
     ddp = next(item for item in diagnostics if item["location"]["path"].endswith("_ddp.py"))
     assert ddp["code"]["value"] == "CL201"
+    assert ddp["location"]["range"] == {
+        "start": {"line": 9, "column": 16},
+        "end": {"line": 9, "column": 19},
+    }
     assert ddp["suggestions"] == [
-        {
-            "range": {"start": {"line": 9, "column": 1}, "end": {"line": 10, "column": 1}},
-            "text": "    device_ids=None,\n",
-        }
+        {"range": {"start": {"line": 9}, "end": {"line": 9}}, "text": "    device_ids=None,"}
     ]
+    # The finding spans the whole `dict(...)` (lines 11 to 15): the suggestion rewrites those
+    # lines, so reviewdog can post it on the same lines as the comment.
+    wrapper = next(
+        item
+        for item in diagnostics
+        if item["location"]["path"].endswith("_8card.py") and item["code"]["value"] == "CL201"
+    )
+    assert wrapper["location"]["range"] == {
+        "start": {"line": 11, "column": 21},
+        "end": {"line": 15, "column": 2},
+    }
+    [suggestion] = wrapper["suggestions"]
+    assert suggestion["range"] == {"start": {"line": 11}, "end": {"line": 15}}
+    assert suggestion["text"].endswith("    device_ids=None,\n)")
     # The base-file findings' fixes land in the leaf configs (the base is shared with a CUDA
     # config): no suggestion on the base file's lines.
     base = [item for item in diagnostics if item["location"]["path"].startswith("configs/_base_/")]
@@ -71,3 +145,21 @@ def test_json_and_text_agree_on_the_examples() -> None:
         relative = item["filename"].removeprefix(str(EXAMPLES) + "/")
         row, column = item["location"]["row"], item["location"]["column"]
         assert f"{relative}:{row}:{column}: {item['code']} " in as_text.stdout
+
+
+def _doc_block(heading: str, language: str) -> str:
+    """The first fenced block of `language` after `heading` in docs/integrations.md."""
+    text = (REPO_ROOT / "docs/integrations.md").read_text(encoding="utf-8")
+    section = text[text.index(heading) :]
+    start = section.index(f"```{language}\n") + len(f"```{language}\n")
+    return section[start : section.index("```", start)]
+
+
+def test_the_integrations_guide_shows_the_real_output(repository: Path) -> None:
+    for heading, args in (
+        ("## `text`", ()),
+        ("`--statistics` prints", ("--statistics",)),
+        ("## `github`", ("--output-format", "github")),
+    ):
+        result = run_cli("check", "configs/", *args, cwd=repository, env=_environ())
+        assert _doc_block(heading, "text") == result.stdout, heading

@@ -17,7 +17,7 @@ EXPECTED = [
     "::error file=configs/_base_/runtime.py,line=3,col=27,endLine=3,endColumn=33,"
     "title=cfglint (CL101)::backend 'nccl' needs NVIDIA GPUs%0Atarget: t20-gcu"
     "%0Aapplies to 2 configs: configs/dinov3/a.py, configs/dinov3/b.py"
-    "%0Afix (unsafe): Remove `dist_cfg`",
+    "%0Afix (unsafe fix: apply with `--fix --unsafe-fixes`): Remove `dist_cfg`",
     "::error file=configs/broken.py,line=1,col=11,endLine=1,endColumn=26,"
     "title=cfglint (CL901)::cannot resolve `_base_`: '../missing.py' does not exist",
     "::error file=configs/dinov3/a.py,line=2,col=48,endLine=2,endColumn=51,"

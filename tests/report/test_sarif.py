@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import Any
@@ -38,7 +39,20 @@ def test_valid_log_with_tool_and_rules(
     assert cl301["name"] == "cudnn-benchmark"
     assert cl301["shortDescription"] == {"text": "cudnn_benchmark on a target without cuDNN"}
     assert cl301["helpUri"] == "https://cfglint.readthedocs.io/en/latest/rules/CL301/"
-    assert "text" in cl301["fullDescription"] and "text" in cl301["help"]
+    # The longer explanation, not the summary again; help ends each sentence before the link.
+    assert cl301["fullDescription"] == {
+        "text": "`env_cfg.cudnn_benchmark` is `False` where the target has no cuDNN."
+    }
+    assert cl301["help"]["text"] == (
+        "Cudnn_benchmark on a target without cuDNN. `env_cfg.cudnn_benchmark` is `False` where "
+        "the target has no cuDNN. See https://cfglint.readthedocs.io/en/latest/rules/CL301/"
+    )
+    assert cl301["help"]["markdown"].endswith(
+        "\n\nSee [CL301](https://cfglint.readthedocs.io/en/latest/rules/CL301/)."
+    )
+    # Without a longer explanation, the summary stands for it.
+    cl201 = driver["rules"][1]
+    assert cl201["fullDescription"] == {"text": "DDP wrapper without device_ids=None."}
     for result in run["results"]:
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
     assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": sample.root.as_uri() + "/"}}
@@ -69,6 +83,12 @@ def test_base_finding_lists_its_configs_and_its_fix(
         item["physicalLocation"]["artifactLocation"]["uri"] for item in result["relatedLocations"]
     ]
     assert related == ["configs/dinov3/a.py", "configs/dinov3/b.py"]
+    # GitHub code scanning links a related location only when the message embeds it by id.
+    assert [item["id"] for item in result["relatedLocations"]] == [1, 2]
+    assert result["message"] == {
+        "text": "`env_cfg.cudnn_benchmark=True` has no effect without cuDNN (applies to 2 "
+        "configs: [configs/dinov3/a.py](1), [configs/dinov3/b.py](2))"
+    }
     assert result["properties"] == {"target": "t20-gcu", "key": "env_cfg.cudnn_benchmark"}
     [fix] = result["fixes"]
     assert fix["artifactChanges"] == [
@@ -92,6 +112,37 @@ def test_base_finding_lists_its_configs_and_its_fix(
         "deletedRegion": {"startLine": 3, "startColumn": 1, "endLine": 4, "endColumn": 1},
         "insertedContent": {"text": ""},
     }
+
+
+def test_brackets_in_messages_are_escaped_and_long_lists_shortened(
+    sample: Sample, validate_sarif: Callable[[object], None]
+) -> None:
+    leaves = tuple(sample.root / f"configs/dinov3/leaf_{n}.py" for n in range(5))
+    violation = dataclasses.replace(
+        sample.by_code("CL203"), span=sample.by_code("CL301").span, configs=leaves
+    )
+    log = json.loads(render([violation], "sarif", sample.context()))
+    validate_sarif(log)
+    [result] = log["runs"][0]["results"]
+    assert result["message"]["text"] == (
+        "device_ids=\\[0\\]: every rank uses card 0, 100% of the load\non one card (applies to "
+        "5 configs: [configs/dinov3/leaf_0.py](1), [configs/dinov3/leaf_1.py](2), "
+        "[configs/dinov3/leaf_2.py](3) and 2 more)"
+    )
+    assert len(result["relatedLocations"]) == 5
+
+
+def test_srcroot_is_the_given_source_root(
+    sample: Sample, validate_sarif: Callable[[object], None]
+) -> None:
+    # cfglint run in a sub-folder of a git work tree: URIs stay relative to the work tree.
+    context = sample.context(cwd=sample.root / "configs/dinov3", source_root=sample.root)
+    log = json.loads(render(sample.violations, "sarif", context))
+    validate_sarif(log)
+    run = log["runs"][0]
+    assert run["originalUriBaseIds"] == {"%SRCROOT%": {"uri": sample.root.as_uri() + "/"}}
+    artifact = _result(run, "CL901")["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "configs/broken.py", "uriBaseId": "%SRCROOT%"}
 
 
 def test_files_outside_the_cwd_get_absolute_uris(
