@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import pty
+import select
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -32,3 +35,42 @@ def run_cli(
         timeout=600,
     )
     return CliResult(completed.returncode, completed.stdout, completed.stderr)
+
+
+def run_cli_on_a_terminal(
+    *args: str | Path, cwd: Path, stdout_file: Path
+) -> tuple[int, str, str]:
+    """Run ``cfglint`` with stderr on a pseudo-terminal (where progress is drawn) and stdout
+    redirected to a file, as in ``cfglint ... > report.txt`` typed at a terminal.
+
+    Returns the exit code, what was drawn on the terminal, and the file's text.
+    """
+    controller, terminal = pty.openpty()
+    env = {key: value for key, value in os.environ.items() if key not in ("CI", "NO_COLOR")}
+    env.update(TERM="xterm-256color", COLUMNS="100")
+    with stdout_file.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cfglint", *map(str, args)],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=terminal,
+        )
+    os.close(terminal)
+    drawn = b""
+    while True:
+        ready, _, _ = select.select([controller], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal closed: the command is gone
+                break
+            if not chunk:
+                break
+            drawn += chunk
+        elif process.poll() is not None:
+            break
+    os.close(controller)
+    exit_code = process.wait(timeout=600)
+    return exit_code, drawn.decode(errors="replace"), stdout_file.read_text(encoding="utf-8")

@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
     loader = Loader()
     show_progress = args.output_format == "text" and not args.diff
-    with progress.bar(enabled=show_progress) as advance:
+    with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
         result = run_check(request, loader, progress=advance)
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)

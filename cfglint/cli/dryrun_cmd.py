@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
+from cfglint.cli import progress
 from cfglint.dryrun.launch import Launcher
 from cfglint.errors import UserError
 
@@ -77,36 +75,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def _show_progress(json_output: bool) -> bool:
-    # The progress goes to stderr: stdout is the report, often redirected to a file.
-    return (
-        not json_output
-        and sys.stderr.isatty()
-        and not os.environ.get("CI")
-        and "NO_COLOR" not in os.environ
-    )
-
-
-@contextmanager
-def _progress(enabled: bool, world_size: int) -> Iterator[Callable[[int], None] | None]:
-    if not enabled:
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
-
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("dry run: ranks finished"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        console=Console(stderr=True),
-        transient=True,
-    ) as progress:
-        task = progress.add_task("ranks", total=world_size)
-        yield lambda _rank: progress.advance(task)
-
-
 def _check_config(config: Path) -> None:
     if config.is_dir():
         raise UserError(f"{config}: is a directory, not a config file")
@@ -134,7 +102,10 @@ def run(args: argparse.Namespace) -> int:
     )
     launcher = LAUNCHERS[args.launcher]
     try:
-        with _progress(_show_progress(args.json), args.world_size) as on_rank_done:
+        with progress.bar(
+            not args.json, "dry run: ranks finished", "{task.completed}/{task.total}",
+            args.world_size,
+        ) as on_rank_done:
             report = dry_run(
                 config,
                 view,

@@ -6,26 +6,32 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 
-def _terminal() -> bool:
+def on_terminal() -> bool:
+    # The bar is drawn on stderr: stdout is the report, often redirected to a file.
     return sys.stderr.isatty() and not os.environ.get("CI") and "NO_COLOR" not in os.environ
 
 
 @contextmanager
-def bar(enabled: bool) -> Iterator[Callable[[Path], None] | None]:
-    if not (enabled and _terminal()):
+def bar(
+    enabled: bool, label: str, count_text: str, total: int | None = None
+) -> Iterator[Callable[[object], None] | None]:
+    """Yields a callable that advances the bar by one (its argument is ignored), or None when
+    no bar is shown. `count_text` formats the count, e.g. ``"{task.completed} configs"``."""
+    if not (enabled and on_terminal()):
         yield None
         return
-    from rich.progress import BarColumn, Progress, TextColumn
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn
 
     with Progress(
-        TextColumn("checking"),
+        SpinnerColumn(),
+        TextColumn(label),
         BarColumn(),
-        TextColumn("{task.completed} configs"),
+        TextColumn(count_text),
+        console=Console(stderr=True),
         transient=True,
-        console=None,
     ) as progress:
-        task = progress.add_task("check", total=None)
-        yield lambda _path: progress.advance(task)
+        task = progress.add_task(label, total=total)
+        yield lambda _item: progress.advance(task)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, REPO_ROOT, run_cli
+from helpers import EXAMPLES, REPO_ROOT, run_cli, run_cli_on_a_terminal
 
 EXPECTED_EXAMPLES = [
     ("configs/_base_/default_runtime.py", 11, 21, "CL301"),
@@ -388,3 +388,14 @@ def test_user_guide_first_run_is_the_real_output() -> None:
     shown = guide.split("$ cfglint check examples/\n", 1)[1].split("```", 1)[0]
     result = run_cli("check", "examples/", cwd=REPO_ROOT)
     assert result.stdout == shown
+
+
+def test_progress_is_drawn_on_a_terminal_and_never_in_the_redirected_report(
+    tmp_path: Path,
+) -> None:
+    plain = run_cli("check", "examples/", cwd=REPO_ROOT)
+    exit_code, drawn, report = run_cli_on_a_terminal(
+        "check", "examples/", cwd=REPO_ROOT, stdout_file=tmp_path / "report.txt"
+    )
+    assert (exit_code, report) == (plain.exit_code, plain.stdout)
+    assert "checking" in drawn

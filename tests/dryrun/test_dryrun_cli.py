@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import shutil
 import signal
 import subprocess
@@ -14,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, REPO_ROOT, CliResult, run_cli
+from helpers import EXAMPLES, REPO_ROOT, CliResult, run_cli, run_cli_on_a_terminal
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = HERE / "configs"
@@ -291,37 +289,12 @@ def test_ranks_die_with_a_killed_launcher(tmp_path: Path) -> None:
 def test_progress_goes_to_a_terminal_on_stderr_and_stdout_keeps_only_the_report(
     tmp_path: Path,
 ) -> None:
-    controller, terminal = pty.openpty()
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "NO_COLOR")}
-    env.update(TERM="xterm-256color", COLUMNS="100")
-    with (tmp_path / "out.txt").open("wb") as out:
-        parent = subprocess.Popen(
-            [sys.executable, "-m", "cfglint", "dryrun", str(FIXED), "--target", "cpu"],
-            cwd=EXAMPLES,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=terminal,
-        )
-    os.close(terminal)
-    drawn = b""
-    while True:
-        ready, _, _ = select.select([controller], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(controller, 65536)
-            except OSError:  # the terminal closed: the command is gone
-                break
-            if not chunk:
-                break
-            drawn += chunk
-        elif parent.poll() is not None:
-            break
-    os.close(controller)
-    report = (tmp_path / "out.txt").read_text()
-    assert parent.wait(timeout=60) == 0, drawn.decode(errors="replace") + report
+    exit_code, drawn, report = run_cli_on_a_terminal(
+        "dryrun", FIXED, "--target", "cpu", cwd=EXAMPLES, stdout_file=tmp_path / "out.txt"
+    )
+    assert exit_code == 0, drawn + report
     assert report.startswith(f"{FIXED}: dry run for target cpu"), report[:200]
-    assert "dry run: ranks finished" in drawn.decode(errors="replace")
+    assert "dry run: ranks finished" in drawn
 
 
 def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> None:
