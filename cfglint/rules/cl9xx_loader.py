@@ -74,7 +74,7 @@ RULES = (
         "for an unset variable, or a `{{_base_.x}}` reference to a key the bases do not have.",
         _RESOLVE_WHY,
         (),
-        (Example("cpu", "x = '{{_base_.nothing}}'\n"),),
+        (Example("cpu", "x = {{_base_.nothing}}\n"),),
     ),
     _loader_rule(
         "CL906",

@@ -140,3 +140,47 @@ def test_problem_in_a_base_names_the_leaf_and_others_go_on(tree: WriteTree) -> N
     assert isinstance(loader.load(root / "fine.py"), ResolvedConfig)
     again = loader.load(root / "mid.py")
     assert isinstance(again, LoadFailure) and again.problems[0].code == "CL901"
+
+
+def test_a_file_cfglint_fails_on_is_a_diagnostic_and_the_others_go_on(
+    tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cfglint.loader import resolve
+
+    root = tree({"boom.py": "x = 1\n", "fine.py": "y = 1\n"})
+    real = resolve.config_style
+
+    def failing(tree_: object, text: str) -> object:
+        if "x = 1" in text:
+            raise TypeError("an unexpected bug")
+        return real(tree_, text)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(resolve, "config_style", failing)
+    loader = Loader()
+    failure = loader.load(root / "boom.py")
+    assert isinstance(failure, LoadFailure)
+    (found,) = failure.problems
+    assert found.code == "CL902"
+    assert "TypeError: an unexpected bug" in found.message and "bug in cfglint" in found.message
+    assert isinstance(loader.load(root / "fine.py"), ResolvedConfig)
+
+
+def test_merge_error_names_the_base_type_with_its_article(tree: WriteTree) -> None:
+    root = tree({"b.py": "model = 3\n", "leaf.py": "_base_ = './b.py'\nmodel = dict(a=1)\n"})
+    assert "a dict here but an int in the base" in problem(root / "leaf.py").message
+
+
+def test_the_shell_environment_never_changes_a_result(
+    tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree({"c.py": "root = '{{$DATA_ROOT:/data}}'\nneeded = '{{$NEEDED:}}'\n"})
+    monkeypatch.setenv("DATA_ROOT", "/elsewhere")
+    monkeypatch.setenv("NEEDED", "set")
+    found = Loader().load(root / "c.py")
+    assert isinstance(found, LoadFailure)  # no default: MMEngine fails whenever NEEDED is unset
+    assert "`NEEDED` is not set" in found.problems[0].message
+    (root / "c.py").write_text("root = '{{$DATA_ROOT:/data}}'\n")
+    resolved = Loader().load(root / "c.py")
+    assert isinstance(resolved, ResolvedConfig)
+    node = resolved.get("root")
+    assert node is not None and getattr(node, "value", None) == "/data"
