@@ -169,20 +169,37 @@ def _forget_function_node(
     if id(node) in seen:
         return
     seen.add(id(node))
-    values: list[Val] = []
+    names, rebound, dynamic = _mentions(evaluator, node)
+    if dynamic:
+        raise _Everything
+    for name in rebound:  # `global name` inside: the function may rebind it
+        evaluator.namespace[name] = _copy_unknown(unknown)
+    values = [evaluator.namespace[name] for name in names if name in evaluator.namespace]
+    _forget_values(evaluator, values, unknown, seen)
+
+
+def _mentions(
+    evaluator: ExpressionEvaluator, node: ast.AST
+) -> tuple[frozenset[str], frozenset[str], bool]:
+    """The names a function or class mentions, those it declares global, and whether it
+    reaches the module's namespace itself; read once per definition."""
+    cached = evaluator.code_mentions.get(id(node))
+    if cached is not None:
+        return cached
+    names: set[str] = set()
+    rebound: set[str] = set()
+    dynamic = False
     for inner in ast.walk(node):
         if isinstance(inner, ast.Name):
-            if inner.id in DYNAMIC_BUILTINS:
-                raise _Everything
-            value = evaluator.namespace.get(inner.id)
-            if value is not None:
-                values.append(value)
-        elif isinstance(inner, ast.Attribute) and inner.attr in _DYNAMIC_ATTRIBUTES:
-            raise _Everything
+            names.add(inner.id)
+            dynamic = dynamic or inner.id in DYNAMIC_BUILTINS
+        elif isinstance(inner, ast.Attribute):
+            dynamic = dynamic or inner.attr in _DYNAMIC_ATTRIBUTES
         elif isinstance(inner, ast.Global):
-            for name in inner.names:  # the function may rebind these
-                evaluator.namespace[name] = _copy_unknown(unknown)
-    _forget_values(evaluator, values, unknown, seen)
+            rebound.update(inner.names)
+    found = (frozenset(names), frozenset(rebound), dynamic)
+    evaluator.code_mentions[id(node)] = found
+    return found
 
 
 def forget_everything(evaluator: ExpressionEvaluator, unknown: UnknownNode) -> None:

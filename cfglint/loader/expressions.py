@@ -88,8 +88,12 @@ COMPARE_OPERATORS: dict[type[ast.cmpop], Callable[..., object]] = {
 _BASE_REFERENCE = re.compile(r"^\{\{\s*_base_\.([\w\.]+)\s*\}\}$")
 _QUOTED_BASE_REFERENCE = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
 # Attributes of a plain dict that exist (so MMEngine raises no AttributeError) but that cfglint
-# does not model: reading one is unknown, not an error.
+# does not model: reading one is unknown, not an error. A ConfigDict has a few more, which win
+# over a key of the same name (`cfg.freeze` is the method even when `freeze` is a key).
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_CONFIG_DICT_ATTRIBUTES = frozenset(
+    {"build_lazy", "deepcopy", "freeze", "lazy", "unfreeze", "scope", "_hook", "_to_lazy_dict"}
+)
 _new_tuple = tuple.__new__
 # ast node type -> its `_eval_*` method, filled on first use (cheaper than getattr per node).
 _HANDLERS: dict[type[ast.expr], Callable[..., Val]] = {}
@@ -117,6 +121,8 @@ class ExpressionEvaluator:
         self.steps = 0  # loop iterations and comprehension items so far (limits.MAX_STEPS)
         self.unknowns_made = 0  # how often evaluation hit something it does not follow
         self.file_code: list[Opaque] = []  # the functions, lambdas and classes defined so far
+        # Per function or class node: the names it mentions (see effects.py).
+        self.code_mentions: dict[int, tuple[frozenset[str], frozenset[str], bool]] = {}
         self.work = 0  # size of the values computed so far (limits.WORK_BUDGET)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -328,10 +334,10 @@ class ExpressionEvaluator:
                 # Only dicts inherited from bases are MMEngine ConfigDicts; the file's own
                 # `dict(...)` and `{...}` are plain dicts while it runs.
                 raise DefiniteError(f"AttributeError: 'dict' object has no attribute '{name}'")
+            if name in _CONFIG_DICT_ATTRIBUTES:
+                raise UnknowableError(f"ConfigDict attribute `{name}` is not evaluated")
             if name in owner.entries:
                 return owner.child(name)
-            if name == "scope":  # set by MMEngine on every ConfigDict of a base
-                raise UnknowableError("`ConfigDict.scope` is not evaluated")
             raise DefiniteError(f"AttributeError: 'ConfigDict' object has no attribute '{name}'")
         if isinstance(owner, VList):
             if owner.poison is not None:

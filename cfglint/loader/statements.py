@@ -88,6 +88,7 @@ class StatementRunner(ExpressionEvaluator):
         """``node`` may have run, in part or whole: everything it could change becomes unknown."""
         unknown = self.unknown(node, reason)
         for inner in module_level_nodes(node):
+            self.steps += 10  # forgetting is work too: a loop of unknown steps must run out
             if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
                 self.namespace[inner.id] = _fresh(unknown)
             elif isinstance(inner, ast.Subscript | ast.Attribute) and isinstance(
@@ -382,7 +383,12 @@ class StatementRunner(ExpressionEvaluator):
         module = "." * node.level + (node.module or "")
         for alias in node.names:
             if alias.name == "*":
-                raise UnknowableError("`import *` is not evaluated")
+                raise LoadError(
+                    "CL902",
+                    f"`from {module} import *`: cfglint cannot tell which names it binds, and "
+                    "MMEngine keeps every one that is not a module or a function as a config key",
+                    self.source.span(node),
+                )
             qualified = f"{module}.{alias.name}"
             value = _imported(qualified, origin)
             bindings.append((alias.asname or alias.name, value))

@@ -21,11 +21,21 @@ from typing import Literal
 
 Kind = Literal["module", "function", "other", "unsure"]
 _STDLIB = frozenset(sys.stdlib_module_names)
+# The only other imports a plain (not lazy-import) config can have: `mmengine.config`'s names.
+_MMENGINE: dict[str, Kind] = {
+    "mmengine.Config": "other",
+    "mmengine.config.Config": "other",
+    "mmengine.config.ConfigDict": "other",
+    "mmengine.config.DictAction": "other",
+    "mmengine.config.read_base": "function",
+}
 _MAX_DEPTH = 8  # `from a import b` chains followed at most this far
 
 
 def import_kind(qualified: str) -> Kind:
     """The kind of ``qualified`` (``os.path.join``, ``sys.platform``) when a config reads it."""
+    if qualified in _MMENGINE:
+        return _MMENGINE[qualified]
     parts = qualified.split(".")
     if not parts[0] or parts[0] not in _STDLIB:
         return "unsure"

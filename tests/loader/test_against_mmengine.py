@@ -134,8 +134,8 @@ CASES: dict[str, Case] = {
         "import sys\nplat = sys.platform\nu = sys.version_info.major\n"
         "from os.path import join\nfrom collections import OrderedDict\nimport math\n"
         "sq = math.sqrt\nfrom math import sqrt, pi\nimport os.path as osp\np = osp\n"
-        "from copy import deepcopy\n",
-        unknown=("plat", "u", "OrderedDict", "sq", "sqrt"),
+        "from copy import deepcopy\nfrom mmengine.config import Config, read_base\n",
+        unknown=("plat", "u", "OrderedDict", "sq", "sqrt", "Config"),
         known=("pi",),
     ),
     "an import in a try": Case(

@@ -30,6 +30,7 @@ HOSTILE = {
     "nesting.py": "x = [0]\nfor i in range(64):\n    x = [x, x]\n",
     "comprehension.py": "x = [i for i in range(10**6) for j in range(10)]\n",
     "forever.py": "while True:\n    pass\nx = 1\n",
+    "unknown_steps.py": "import os\nwhile True:\n    os.getcwd()\n    x = os.environ.get('A')\n",
 }
 
 
@@ -50,7 +51,8 @@ def test_hostile_python_configs_finish_with_unknown_values(tree: WriteTree) -> N
             assert entry["value"] == 1
             continue
         assert entry["unknown"] is True, (name, entry)
-        assert entry["reason"] in (TOO_LARGE, "too many loop iterations to evaluate statically")
+        if name != "unknown_steps.py":
+            assert entry["reason"] in (TOO_LARGE, "too many loop iterations to evaluate statically")
     assert shown["ok.py"]["x"] is None
 
 

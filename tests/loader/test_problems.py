@@ -184,3 +184,11 @@ def test_the_shell_environment_never_changes_a_result(
     assert isinstance(resolved, ResolvedConfig)
     node = resolved.get("root")
     assert node is not None and getattr(node, "value", None) == "/data"
+
+
+def test_a_star_import_is_a_diagnostic(tree: WriteTree) -> None:
+    root = tree({"c.py": "from math import *\nx = 1\n"})
+    found = problem(root / "c.py")
+    assert found.code == "CL902"
+    assert "`from math import *`: cfglint cannot tell which names it binds" in found.message
+    assert (found.span.line, found.span.column) == (1, 1)
