@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -192,3 +193,26 @@ def test_a_star_import_is_a_diagnostic(tree: WriteTree) -> None:
     assert found.code == "CL902"
     assert "`from math import *`: cfglint cannot tell which names it binds" in found.message
     assert (found.span.line, found.span.column) == (1, 1)
+
+
+def test_check_goes_through_yaml_merge_keys_and_lone_surrogates(tree: WriteTree) -> None:
+    from helpers import run_cli
+
+    root = tree(
+        {
+            "configs/merge.yaml": "b: &B {backend: nccl}\nenv_cfg:\n  dist_cfg:\n    <<: *B\n",
+            "configs/flow.yaml": "x: {<<: [{a: 1}, {b: 2}], c: 3}\n",
+            "configs/lone.json": '{"name": "\\ud83d", "m": {"a": 1}}',
+            "configs/broken.yaml": "a: [1\n",
+            "configs/fine.py": "y = 1\n",
+        }
+    )
+    names = ("merge.yaml", "flow.yaml", "lone.json", "broken.yaml", "fine.py")
+    result = run_cli("check", *(f"configs/{name}" for name in names), cwd=root)
+    assert "internal error" not in result.stderr, result.stderr
+    assert result.exit_code == 2  # broken.yaml cannot be resolved; the others are checked
+    assert "configs/broken.yaml:2:1: CL901" in result.stdout + result.stderr
+    shown = run_cli("show", "--json", "configs/merge.yaml", "configs/flow.yaml", cwd=root)
+    values = json.loads(shown.stdout)
+    assert values["configs/merge.yaml"]["env_cfg"]["value"] == {"dist_cfg": {"backend": "nccl"}}
+    assert values["configs/flow.yaml"]["x"]["value"] == {"a": 1, "b": 2, "c": 3}
