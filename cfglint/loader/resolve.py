@@ -250,14 +250,15 @@ def _evaluate_py(
         if name == "_base_" or name.startswith("__") or _dropped(value, lazy):
             continue
         own[name] = freeze(value, substitute)
-    if not uses_base:
-        return own, base_view
     if base.poison is not None:  # code cfglint did not follow could change any base key
         poison = base.poison
+        entries = base.entries if uses_base else base_view
         return own, {
             key: UnknownNode(poison.source, poison.reason, value.origin)
-            for key, value in base.entries.items()
+            for key, value in entries.items()
         }
+    if not uses_base:
+        return own, base_view
     after = freeze(base)
     assert isinstance(after, DictNode)
     return own, after.entries
