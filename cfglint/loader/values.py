@@ -138,7 +138,9 @@ class _Freezer:
         if isinstance(value, VDict):
             if value.poison is not None:
                 return value.poison
-            self._spend()
+            self.budget -= 1  # inlined: this runs for every dict of every config
+            if self.budget < 0:
+                raise _TooLarge
             return DictNode(
                 {
                     k: v if isinstance(v, _FROZEN_TYPES) else self.freeze(v)
@@ -149,7 +151,9 @@ class _Freezer:
         if isinstance(value, VList):
             if value.poison is not None:
                 return value.poison
-            self._spend()
+            self.budget -= 1
+            if self.budget < 0:
+                raise _TooLarge
             items = tuple(
                 v if isinstance(v, _FROZEN_TYPES) else self.freeze(v) for v in value.items
             )
@@ -159,11 +163,6 @@ class _Freezer:
         if isinstance(value, BaseVar):
             return self.substitute(value)
         return value
-
-    def _spend(self) -> None:
-        self.budget -= 1
-        if self.budget < 0:
-            raise _TooLarge
 
 
 def poison_deep(value: Val, unknown: UnknownNode) -> None:
