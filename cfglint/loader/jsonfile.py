@@ -48,9 +48,7 @@ def load_json(spans: DataSpans) -> ConfigNode:
 
 
 def _error(spans: DataSpans, offset: int, message: str) -> LoadError:
-    line, column = spans.position(spans.mapped.original_start(offset))
-    span = spans.origin(offset, offset).span._replace(line=line, column=column)
-    return LoadError("CL901", message, span)
+    return LoadError("CL901", message, spans.origin(offset, offset).span)
 
 
 def _skip(text: str, index: int) -> int:

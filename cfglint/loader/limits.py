@@ -102,18 +102,23 @@ def check_call(name: str, args: Iterable[object]) -> None:
     ):
         raise too_large()
     if method == "replace" and len(values) >= 3:
-        text, new = values[0], values[2]
-        sized = isinstance(text, str | bytes) and isinstance(new, str | bytes)
-        if sized and (len(text) + 1) * max(len(new), 1) > MAX_CHARS:  # type: ignore[arg-type]
-            raise too_large()
+        _check_replace(*values[:3])
     if method == "join" and values and isinstance(values[0], str | bytes):
         parts = values[1] if len(values) > 1 else ()
         if isinstance(parts, list | tuple):
             total = sum(len(part) for part in parts if isinstance(part, str | bytes))
             if total + len(values[0]) * len(parts) > MAX_CHARS:
                 raise too_large()
-    if name in ("math.factorial", "math.perm", "math.comb", "pow", "math.prod"):
+    if name in ("math.factorial", "math.perm", "math.comb", "pow"):
         _check_growth(name, values)
+
+
+def _check_replace(text: object, old: object, new: object) -> None:
+    if not (isinstance(text, str) and isinstance(old, str) and isinstance(new, str)):
+        return
+    found = text.count(old) if old else len(text) + 1
+    if len(text) + found * (len(new) - len(old)) > MAX_CHARS:
+        raise too_large()
 
 
 def _check_growth(name: str, values: list[object]) -> None:

@@ -49,10 +49,8 @@ def _yaml_error(spans: DataSpans, error: yaml.MarkedYAMLError) -> LoadError:
 
 
 def _error(spans: DataSpans, offset: int, message: str) -> LoadError:
-    original = spans.mapped.original_start(min(offset, len(spans.mapped.text)))
-    line, column = spans.position(original)
-    origin = spans.origin(offset, offset)
-    return LoadError("CL901", message, origin.span._replace(line=line, column=column))
+    offset = min(offset, len(spans.mapped.text))
+    return LoadError("CL901", message, spans.origin(offset, offset).span)
 
 
 class _Unknown(Exception):
