@@ -17,24 +17,59 @@ from cfglint.types import (
     ScalarNode,
     SequenceNode,
     UnknownNode,
-    lookup,
-    split_key,
     to_python,
 )
 
 MAX_VALUE_WIDTH = 160
+UNKNOWN_MARKER = "$unknown"  # a nested unknown in a JSON value: {"$unknown": "<source>"}
+
+
+class InvalidKeyError(ValueError):
+    """A ``--key`` that is not a dotted key."""
+
+
+def parse_key(key: str) -> tuple[str, ...]:
+    """The parts of a dotted key (list items by index: ``model.pipeline.0.root``)."""
+    parts = tuple(key.split("."))
+    if not key or any(not part for part in parts):
+        raise InvalidKeyError(
+            f"invalid key {key!r}: expected a dotted key like env_cfg.dist_cfg.backend"
+        )
+    return parts
 
 
 @dataclass(frozen=True, slots=True)
 class ShownKey:
     key: str
     node: ConfigNode | None  # None: the config does not have this key
+    # Set when a part of the key leads into an unknown value: the key that is unknown.
+    unknown_at: str | None = None
+
+
+def lookup_key(root: DictNode, key: str) -> ShownKey:
+    """The node at a dotted key; an unknown on the way makes the whole key unknown."""
+    node: ConfigNode = root
+    parts = parse_key(key)
+    for depth, part in enumerate(parts):
+        if isinstance(node, UnknownNode):
+            return ShownKey(key, node, ".".join(parts[:depth]))
+        child: ConfigNode | None = None
+        if isinstance(node, DictNode):
+            child = node.entries.get(part)
+            if child is None and part.lstrip("-").isdigit():
+                child = node.entries.get(int(part))
+        elif isinstance(node, SequenceNode) and part.isdigit() and int(part) < len(node.items):
+            child = node.items[int(part)]
+        if child is None:
+            return ShownKey(key, None)
+        node = child
+    return ShownKey(key, node)
 
 
 def shown_keys(config: ResolvedConfig, keys: Sequence[str]) -> list[ShownKey]:
     if not keys:
         return [ShownKey(str(key), node) for key, node in config.root.entries.items()]
-    return [ShownKey(key, lookup(config.root, split_key(key))) for key in keys]
+    return [lookup_key(config.root, key) for key in keys]
 
 
 def unknowns_inside(node: ConfigNode, key: str) -> Iterator[tuple[str, UnknownNode]]:
@@ -47,6 +82,18 @@ def unknowns_inside(node: ConfigNode, key: str) -> Iterator[tuple[str, UnknownNo
     elif isinstance(node, SequenceNode):
         for index, item in enumerate(node.items):
             yield from unknowns_inside(item, f"{key}.{index}")
+
+
+def env_dependent_inside(node: ConfigNode, key: str) -> Iterator[str]:
+    """The keys in a subtree whose value came from a ``{{$ENV:default}}`` placeholder."""
+    if node.origin.env_dependent:
+        yield key
+    elif isinstance(node, DictNode):
+        for child_key, child in node.entries.items():
+            yield from env_dependent_inside(child, f"{key}.{child_key}")
+    elif isinstance(node, SequenceNode):
+        for index, item in enumerate(node.items):
+            yield from env_dependent_inside(item, f"{key}.{index}")
 
 
 class _UnknownMarker:
@@ -88,16 +135,23 @@ def format_text(config: ResolvedConfig, keys: Sequence[str], cwd: Path | None = 
             continue
         if isinstance(node, UnknownNode):
             lines.append(f"{shown.key} = <unknown: {node.source}>")
-            lines.append(f"    unknown: {node.reason}")
+            inside = f" (`{shown.unknown_at}` is unknown)" if shown.unknown_at else ""
+            lines.append(f"    unknown: {node.reason}{inside}")
         else:
             lines.append(f"{shown.key} = {short_repr(node)}")
         lines.extend(_origin_lines(node.origin, cwd))
+        nested = [key for key in env_dependent_inside(node, shown.key) if key != shown.key]
+        if nested:
+            lines.append(
+                "    env-dependent: " + ", ".join(nested) + " (from {{$ENV:default}} "
+                "placeholders, shown with their defaults)"
+            )
     return "\n".join(lines) + "\n"
 
 
 def _origin_lines(origin: Origin, cwd: Path | None) -> list[str]:
     where = f"{display_path(origin.path, cwd)}:{origin.span.line}"
-    env = "  (from a {{$ENV:default}} placeholder)" if origin.env_dependent else ""
+    env = "  (from a {{$ENV:default}} placeholder: its default)" if origin.env_dependent else ""
     lines = [f"    set at {where}{env}"]
     if len(origin.chain) > 1:
         lines.append("    via    " + " -> ".join(display_path(path, cwd) for path in origin.chain))
@@ -113,7 +167,7 @@ def _json_value(node: ConfigNode) -> object:
             return value
         return repr(value)
     if isinstance(node, UnknownNode):
-        return None
+        return {UNKNOWN_MARKER: node.source}
     if isinstance(node, SequenceNode):
         return [_json_value(item) for item in node.items]
     return {str(key): _json_value(value) for key, value in node.entries.items()}
@@ -142,6 +196,8 @@ def to_json(
             item["unknown"] = True
             item["source"] = node.source
             item["reason"] = node.reason
+            if entry.unknown_at:
+                item["unknown_at"] = entry.unknown_at
         else:
             item["value"] = _json_value(node)
             inner = [
@@ -157,7 +213,11 @@ def to_json(
                 item["unknowns"] = inner
         item["origin"] = _json_origin(node.origin, cwd)
         item["chain"] = [display_path(path, cwd) for path in node.origin.chain]
-        if node.origin.env_dependent:
+        env_keys = list(env_dependent_inside(node, entry.key))
+        if env_keys:
             item["env_dependent"] = True
+            nested = [key for key in env_keys if key != entry.key]
+            if nested:
+                item["env_dependent_keys"] = nested
         shown[entry.key] = item
     return shown

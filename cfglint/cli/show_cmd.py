@@ -10,7 +10,7 @@ from pathlib import Path
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
 from cfglint.loader import Loader
 from cfglint.paths import display_path
-from cfglint.show import format_text, to_json
+from cfglint.show import InvalidKeyError, format_text, parse_key, to_json
 from cfglint.types import LoadFailure
 
 
@@ -26,12 +26,30 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--key",
         action="append",
         default=[],
+        type=_dotted_key,
         metavar="KEY",
-        help="dotted key to show, e.g. env_cfg.dist_cfg.backend (repeatable; default: all "
-        "top-level keys)",
+        help="dotted key to show, e.g. env_cfg.dist_cfg.backend or model.pipeline.0.type "
+        "(repeatable; default: all top-level keys)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=run)
+
+
+def _dotted_key(key: str) -> str:
+    try:
+        parse_key(key)
+    except InvalidKeyError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return key
+
+
+def _write(text: str) -> None:
+    """Config values may hold text the terminal cannot encode (a lone surrogate from JSON)."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode(sys.stdout.encoding or "utf-8", "backslashreplace"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +72,18 @@ def run(args: argparse.Namespace) -> int:
             header = f"# {display_path(result.path)}\n" if len(args.configs) > 1 else ""
             texts.append(header + format_text(result, args.key))
     if args.json:
-        print(json.dumps(as_json, indent=2, ensure_ascii=False))
+        text = json.dumps(as_json, indent=2, ensure_ascii=False)
+        if not _encodable(text):
+            text = json.dumps(as_json, indent=2)  # \u escapes: still the same JSON
+        _write(text + "\n")
     elif texts:
-        sys.stdout.write("\n".join(texts))
+        _write("\n".join(texts))
     return EXIT_ERROR if failed else EXIT_CLEAN
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -35,10 +35,15 @@ class _BaseFailedError(Exception):
 
 
 class Loader:
-    """Resolves configs; reuse one Loader so shared bases are parsed and evaluated once."""
+    """Resolves configs; reuse one Loader so shared bases are parsed and evaluated once.
+
+    ``{{$ENV:default}}`` placeholders resolve to their default (and are marked env-dependent),
+    so that results never depend on the shell cfglint runs in. ``environ`` stands for the
+    environment MMEngine would see, to ask "what if" from Python.
+    """
 
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
-        self._environ: Mapping[str, str] = os.environ if environ is None else environ
+        self._environ: Mapping[str, str] = {} if environ is None else environ
         self._memo: dict[Path, FileResolution | _Failed] = {}
         self._in_progress: list[Path] = []
 
@@ -87,6 +92,16 @@ class Loader:
             outcome = _Failed(
                 LoadError("CL902", "config too deeply nested to resolve", file_span(path)), (path,)
             )
+        except MemoryError:
+            outcome = _Failed(
+                LoadError("CL902", "config too large to resolve", file_span(path)), (path,)
+            )
+        except Exception as error:  # one file must never stop the run
+            message = (
+                f"cfglint could not resolve this file ({type(error).__name__}: {error}); "
+                "this is a bug in cfglint, please report it"
+            )
+            outcome = _Failed(LoadError("CL902", message, file_span(path)), (path,))
         finally:
             self._in_progress.pop()
         # A leaf's lazy-config check differs from a base's: memoise bases only by their own role.

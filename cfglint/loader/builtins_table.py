@@ -229,6 +229,8 @@ DICT_METHODS = frozenset(
         "fromkeys",
     }
 )
+# Methods only MMEngine's ConfigDict has (a plain dict raises AttributeError).
+CONFIG_DICT_METHODS = frozenset({"merge", "to_dict"})
 LIST_METHODS = frozenset(
     {
         "append",

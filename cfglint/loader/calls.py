@@ -1,7 +1,7 @@
 """Calls: pure builtins, ``copy.deepcopy``, and the dict/list/str methods of config data.
 
-A call cfglint does not evaluate may change the config data passed to it, so those arguments
-are marked unknown (poisoned) before the call itself becomes unknown.
+A call cfglint does not evaluate may change the config data it can reach: ``effects.py`` marks
+that data unknown before the call itself becomes unknown.
 """
 
 from __future__ import annotations
@@ -16,18 +16,23 @@ from cfglint.loader.builtins_table import (
     STR_METHODS,
     TYPE_NAMES,
 )
+from cfglint.loader.effects import forget_call
+from cfglint.loader.limits import check_call, check_length
 from cfglint.loader.values import (
+    BaseVar,
+    DefiniteError,
     Opaque,
     UnknowableError,
     Val,
     VDict,
     VList,
     as_config_dict,
+    as_plain,
     deep_copy,
     thaw,
     to_py,
 )
-from cfglint.types import DictNode, ScalarNode, SequenceNode, UnknownNode
+from cfglint.types import DictNode, ScalarNode, SequenceNode
 
 if TYPE_CHECKING:
     from cfglint.loader.expressions import ExpressionEvaluator
@@ -48,15 +53,13 @@ def _arguments(evaluator: ExpressionEvaluator, node: ast.Call) -> Arguments:
     for keyword in node.keywords:
         if keyword.arg is None:
             entries = evaluator.mapping_entries(evaluator.evaluate(keyword.value))
+            for key in entries:
+                if not isinstance(key, str):
+                    raise DefiniteError("TypeError: keywords must be strings")
             keywords.update({str(key): value for key, value in entries.items()})
         else:
             keywords[keyword.arg] = evaluator.item(keyword.value)
     return Arguments(positional, keywords)
-
-
-def poison(value: Val, unknown: UnknownNode) -> None:
-    if isinstance(value, VDict | VList) and value.poison is None:
-        value.poison = unknown
 
 
 _BAD_ARGUMENTS = (ValueError, TypeError, AssertionError, IndexError, KeyError)
@@ -75,27 +78,28 @@ def _builtin_called_by_name(evaluator: ExpressionEvaluator, func: ast.expr) -> s
 
 def evaluate_call(evaluator: ExpressionEvaluator, node: ast.Call) -> Val:
     builtin = _builtin_called_by_name(evaluator, node.func)
-    if builtin is not None:
-        # Most calls in a config are `dict(...)`: dispatch on the name without building the
-        # callee's value (an Opaque with its origin) that nothing else would read. A failing
-        # builtin poisons none of its arguments, as below.
-        arguments = _arguments(evaluator, node)
-        try:
-            return _builtin(evaluator, node, builtin, arguments)
-        except _BAD_ARGUMENTS as error:
-            raise _bad_arguments(error) from None
-    function = evaluator.evaluate(node.func)
-    arguments = _arguments(evaluator, node)
+    function: Val | None = None
     try:
+        if builtin is not None:
+            # Most calls in a config are `dict(...)`: dispatch on the name without building
+            # the callee's value (an Opaque with its origin) that nothing else would read.
+            arguments = _arguments(evaluator, node)
+            try:
+                return _builtin(evaluator, node, builtin, arguments)
+            except _BAD_ARGUMENTS as error:
+                raise _bad_arguments(error) from None
+        function = evaluator.evaluate(node.func)
+        arguments = _arguments(evaluator, node)
         try:
             return _dispatch(evaluator, node, function, arguments)
         except _BAD_ARGUMENTS as error:
             raise _bad_arguments(error) from None
+    except DefiniteError:
+        raise
     except UnknowableError as error:
-        if not (isinstance(function, Opaque) and function.kind in ("builtin", "method")):
-            unknown = evaluator.unknown(node, error.reason)
-            for value in arguments.all_values():
-                poison(value, unknown)
+        if builtin is not None:
+            function = Opaque("builtin", builtin, evaluator.origin(node.func))
+        forget_call(evaluator, node, function, evaluator.unknown(node, error.reason))
         raise
 
 
@@ -115,17 +119,26 @@ def _dispatch(
             return copier(value)
         pure = PURE_MODULE_FUNCTIONS.get(function.name)
         if pure is not None:
-            return _pure_call(evaluator, node, pure, arguments)
+            return _pure_call(evaluator, node, function.name, pure, arguments)
+    if function.kind in ("function", "class"):
+        raise UnknowableError(f"call to `{function.name}`, defined in the config: not evaluated")
     raise UnknowableError(f"call to `{function.name}`, which cfglint does not run")
 
 
 def _pure_call(
-    evaluator: ExpressionEvaluator, node: ast.Call, function: object, arguments: Arguments
+    evaluator: ExpressionEvaluator,
+    node: ast.Call,
+    name: str,
+    function: object,
+    arguments: Arguments,
 ) -> Val:
     positional = [to_py(value) for value in arguments.positional]
     keywords = {key: to_py(value) for key, value in arguments.keywords.items()}
+    check_call(name, [*positional, *keywords.values()])
     assert callable(function)
-    return evaluator._computed(node, lambda: function(*positional, **keywords))
+    return evaluator._computed(
+        node, lambda: function(*positional, **keywords), tuple(arguments.all_values())
+    )
 
 
 def _shallow_copy(value: Val) -> Val:
@@ -173,7 +186,7 @@ def _builtin(
     pure = PURE_BUILTINS.get(name)
     if pure is None:
         raise UnknowableError(f"call to `{name}`, which cfglint does not run")
-    return _pure_call(evaluator, node, pure, arguments)
+    return _pure_call(evaluator, node, name, pure, arguments)
 
 
 def _pairs(
@@ -221,9 +234,27 @@ def _method(
     if isinstance(owner, VList):
         return _list_method(evaluator, node, owner, name, arguments)
     if isinstance(owner, ScalarNode) and name in STR_METHODS:
-        bound = getattr(owner.value, name)
-        return _pure_call(evaluator, node, bound, arguments)
+        return _bound_pure_call(evaluator, node, owner, name, arguments)
+    if isinstance(owner, BaseVar):
+        raise UnknowableError(f"`{owner.source}` is a random string while the file runs")
     raise UnknowableError(f"method `{name}` is not evaluated")
+
+
+def _bound_pure_call(
+    evaluator: ExpressionEvaluator,
+    node: ast.Call,
+    owner: ScalarNode,
+    name: str,
+    arguments: Arguments,
+) -> Val:
+    """A str (or number) method: the receiver counts as an input, for limits and env marks."""
+    positional = [to_py(value) for value in arguments.positional]
+    keywords = {key: to_py(value) for key, value in arguments.keywords.items()}
+    check_call(f"str.{name}", [owner.value, *positional, *keywords.values()])
+    bound = getattr(owner.value, name)
+    return evaluator._computed(
+        node, lambda: bound(*positional, **keywords), (owner, *arguments.all_values())
+    )
 
 
 def _dict_method(
@@ -282,7 +313,7 @@ def _dict_method(
         owner.entries.clear()
         return ScalarNode(None, origin)
     if name == "to_dict":
-        return deep_copy(owner)
+        return as_plain(owner)
     raise UnknowableError(f"dict method `{name}` is not evaluated")
 
 
@@ -324,7 +355,9 @@ def _list_method(
     if name == "append":
         owner.items.append(args[0])
     elif name == "extend":
-        owner.items.extend(evaluator.iterate(args[0]))
+        added = evaluator.iterate(args[0])
+        check_length(len(owner.items), len(added))
+        owner.items.extend(added)
     elif name == "insert":
         index = to_py(args[0])
         assert isinstance(index, int)

@@ -1,85 +1,148 @@
-"""``.yaml``/``.yml``/``.json`` configs: parsed with ruamel.yaml, which keeps positions."""
+"""``.yaml``/``.yml``/``.json`` configs, read the way MMEngine reads them.
+
+MMEngine substitutes placeholders in the file's text, parses it (PyYAML's full loader, or
+``json.load``), and once the bases are loaded replaces each ``{{_base_.x}}`` placeholder string
+that ended up as a dict value or list item with the base's value.
+"""
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from cfglint.loader.problems import fail
-from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, SequenceNode, Span
+from cfglint.loader.placeholders import MissingEnvError, first_missing_env, predefined_values
+from cfglint.loader.problems import LoadError, fail
+from cfglint.loader.spans import DataSpans
+from cfglint.loader.textsub import PlaceholderError, substitute_file_text
+from cfglint.loader.values import RANDOM_STRING
+from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode, UnknownNode
 
 
-def load_data_file(path: Path, text: str, is_leaf: bool = True) -> DictNode:
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+class DataFile:
+    """A data file's own keys, and the placeholder strings its ``{{_base_.x}}`` became."""
 
-    if path.suffix == ".json":
-        import json
+    __slots__ = ("base_tokens", "root")
 
-        try:  # MMEngine reads JSON with the json module: report its errors the same way
-            json.loads(text)
-        except json.JSONDecodeError as error:
-            raise fail(
-                "CL901", f"invalid JSON: {error.msg}", path, error.lineno, error.colno
-            ) from None
+    def __init__(self, root: DictNode, base_tokens: dict[str, str]) -> None:
+        self.root = root
+        self.base_tokens = base_tokens
+
+
+def load_data_file(
+    path: Path, text: str, environ: Mapping[str, str], is_leaf: bool = True
+) -> DataFile:
     try:
-        data = YAML(typ="rt").load(text)
-    except MarkedYAMLError as error:
-        mark = error.problem_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        raise fail("CL901", f"invalid YAML: {error.problem}", path, line, column) from None
-    except YAMLError as error:
-        raise fail("CL901", f"invalid YAML: {error}", path) from None
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
+        substituted = substitute_file_text(text, predefined_values(path), environ)
+    except MissingEnvError as error:
+        missing = first_missing_env(text, environ)
+        offset = missing[1] if missing is not None else 0
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        raise fail(
+            "CL905",
+            f"environment variable `{error.name}` is not set and `{{{{${error.name}:...}}}}` "
+            "gives no default",
+            path,
+            line,
+            column,
+        ) from None
+    except PlaceholderError as error:
+        raise fail("CL905", str(error), path) from None
+    spans = DataSpans(path, text, substituted.mapped)
+    # Imported here: most configs are .py, and PyYAML takes a while to import.
+    root: ConfigNode | None
+    if path.suffix == ".json":
+        from cfglint.loader.jsonfile import load_json
+
+        root = load_json(spans)
+    else:
+        from cfglint.loader.yamlfile import load_yaml
+
+        root = load_yaml(spans)
+    if not isinstance(root, DictNode):
         if is_leaf:
-            # A list or a scalar at the top is a data file (class names, a split) that happens
-            # to sit among the configs, not a broken config: skipped (CL907, a warning).
-            kind = "list" if isinstance(data, list) else "scalar"
-            raise fail("CL907", f"not a config (the top level is a {kind}): skipped", path)
-        raise fail("CL902", "the file is not a mapping of config keys", path)
-    root = _convert(data, path, (path,), 1, 1)
-    assert isinstance(root, DictNode)
-    return root
+            # An empty file, a list or a scalar at the top is a data file (class names, a
+            # split) that happens to sit among the configs, not a broken config: skipped
+            # (CL907, a warning).
+            kind = (
+                "the file is empty"
+                if root is None
+                else f"the top level is a {'list' if isinstance(root, SequenceNode) else 'scalar'}"
+            )
+            raise fail("CL907", f"not a config ({kind}): skipped", path)
+        what = "is empty" if root is None else "is not a mapping of config keys"
+        raise fail("CL902", f"the file {what} (MMEngine needs a dict at the top level)", path)
+    for key, value in root.entries.items():
+        if not isinstance(key, str):
+            raise LoadError(
+                "CL905",
+                f"top-level key {key!r} is not a string: MMEngine fails on it",
+                value.origin.span,
+            )
+    return DataFile(root, substituted.base_tokens)
 
 
-def _origin(path: Path, chain: tuple[Path, ...], line: int, column: int, width: int) -> Origin:
-    return Origin(Span(path, line, column, line, column + width), chain)
+def substitute_base_vars(
+    own: Mapping[object, ConfigNode], tokens: dict[str, str], base: Mapping[object, ConfigNode]
+) -> dict[object, ConfigNode]:
+    """MMEngine's ``_substitute_base_vars`` over the file's keys (``base``: the merged bases)."""
+    replacer = _Replacer(tokens, base)
+    return {key: replacer.node(value) for key, value in own.items()}
 
 
-def _convert(data: Any, path: Path, chain: tuple[Path, ...], line: int, column: int) -> ConfigNode:
-    if isinstance(data, Mapping):
-        entries: dict[object, ConfigNode] = {}
-        lc = getattr(data, "lc", None)
-        for key, value in data.items():
-            value_line, value_column = line, column
-            if lc is not None:
-                try:
-                    value_line, value_column = (part + 1 for part in lc.value(key))
-                except (KeyError, TypeError):
-                    value_line, value_column = (part + 1 for part in lc.key(key))
-            entries[_plain(key)] = _convert(value, path, chain, value_line, value_column)
-        return DictNode(entries, _origin(path, chain, line, column, 1))
-    if isinstance(data, list | tuple):
-        items: list[ConfigNode] = []
-        lc = getattr(data, "lc", None)
-        for index, value in enumerate(data):
-            item_line, item_column = line, column
-            if lc is not None:
-                with contextlib.suppress(KeyError, TypeError):
-                    item_line, item_column = (part + 1 for part in lc.item(index))
-            items.append(_convert(value, path, chain, item_line, item_column))
-        return SequenceNode(tuple(items), False, _origin(path, chain, line, column, 1))
-    value = _plain(data)
-    return ScalarNode(value, _origin(path, chain, line, column, len(str(value))))
+class _Replacer:
+    def __init__(self, tokens: dict[str, str], base: Mapping[object, ConfigNode]) -> None:
+        self.tokens = tokens
+        self.base = base
+        self.done: dict[int, ConfigNode] = {}  # YAML aliases share nodes: each is done once
 
+    def node(self, node: ConfigNode) -> ConfigNode:
+        done = self.done.get(id(node))
+        if done is None:
+            done = self._replace(node)
+            self.done[id(node)] = done
+        return done
 
-def _plain(value: Any) -> Any:
-    """ruamel's scalar subclasses (ScalarFloat, CommentedSeq keys...) as builtin values."""
-    for kind in (bool, int, float, str):
-        if isinstance(value, kind):
-            return kind(value)
-    return value
+    def _replace(self, node: ConfigNode) -> ConfigNode:
+        if isinstance(node, ScalarNode) and isinstance(node.value, str):
+            dotted = self.tokens.get(node.value)
+            if dotted is not None:
+                return self._base_value(dotted, node)
+            if self._has_token(node.value):
+                return UnknownNode(self._readable(node.value), RANDOM_STRING, node.origin)
+        elif isinstance(node, DictNode):
+            for key in node.entries:
+                if isinstance(key, str) and self._has_token(key):
+                    reason = "a `{{_base_.x}}` placeholder used as a key is a random string"
+                    return UnknownNode(self._readable(key), reason, node.origin)
+            return DictNode({k: self.node(v) for k, v in node.entries.items()}, node.origin)
+        elif isinstance(node, SequenceNode):
+            items = tuple(self.node(item) for item in node.items)
+            return SequenceNode(items, node.is_tuple, node.origin)
+        return node
+
+    def _base_value(self, dotted: str, node: ScalarNode) -> ConfigNode:
+        value: ConfigNode | None = None
+        entries: Mapping[object, ConfigNode] | None = self.base
+        for part in dotted.split("."):
+            if entries is None or part not in entries:
+                raise LoadError(
+                    "CL905",
+                    f"`{{{{_base_.{dotted}}}}}`: the bases do not define `{part}`",
+                    node.origin.span,
+                )
+            value = entries[part]
+            if isinstance(value, UnknownNode):
+                return UnknownNode(value.source, value.reason, node.origin)
+            entries = value.entries if isinstance(value, DictNode) else None
+        assert value is not None
+        return value
+
+    def _has_token(self, text: str) -> bool:
+        return any(token in text for token in self.tokens)
+
+    def _readable(self, text: str) -> str:
+        for token, dotted in self.tokens.items():
+            text = text.replace(f'"{token}"', f"{{{{_base_.{dotted}}}}}")
+            text = text.replace(token, f"{{{{_base_.{dotted}}}}}")
+        return text

@@ -17,22 +17,35 @@ from typing import Any
 
 from cfglint.loader.builtins_table import (
     BUILTIN_NAMES,
+    CONFIG_DICT_METHODS,
     DICT_METHODS,
     LIST_METHODS,
     MODULE_CONSTANTS,
 )
 from cfglint.loader.calls import evaluate_call
-from cfglint.loader.placeholders import MissingEnvError, substitute
+from cfglint.loader.limits import (
+    MAX_ELEMENTS,
+    MAX_STEPS,
+    TOO_MANY_STEPS,
+    WORK_BUDGET,
+    check_binary,
+    check_format_text,
+    check_length,
+    range_length,
+    size_of,
+    too_large,
+)
+from cfglint.loader.placeholders import MissingEnvError, has_placeholder, substitute
 from cfglint.loader.problems import LoadError
 from cfglint.loader.source import SourceText
 from cfglint.loader.values import (
+    BaseVar,
     DefiniteError,
     Opaque,
     UnknowableError,
     Val,
     VDict,
     VList,
-    deep_copy,
     from_py,
     thaw,
     to_py,
@@ -74,7 +87,13 @@ COMPARE_OPERATORS: dict[type[ast.cmpop], Callable[..., object]] = {
 }
 _BASE_REFERENCE = re.compile(r"^\{\{\s*_base_\.([\w\.]+)\s*\}\}$")
 _QUOTED_BASE_REFERENCE = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
-_MAX_POWER = 10_000  # refuse `10 ** 10 ** 10`-style values that would hang a linter
+# Attributes of a plain dict that exist (so MMEngine raises no AttributeError) but that cfglint
+# does not model: reading one is unknown, not an error. A ConfigDict has a few more, which win
+# over a key of the same name (`cfg.freeze` is the method even when `freeze` is a key).
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+_CONFIG_DICT_ATTRIBUTES = frozenset(
+    {"build_lazy", "deepcopy", "freeze", "lazy", "unfreeze", "scope", "_hook", "_to_lazy_dict"}
+)
 _new_tuple = tuple.__new__
 # ast node type -> its `_eval_*` method, filled on first use (cheaper than getattr per node).
 _HANDLERS: dict[type[ast.expr], Callable[..., Val]] = {}
@@ -99,6 +118,12 @@ class ExpressionEvaluator:
         self.predefined = predefined
         self.namespace: dict[str, Val] = {"_base_": base}
         self.local_scopes: list[dict[str, Val]] = []
+        self.steps = 0  # loop iterations and comprehension items so far (limits.MAX_STEPS)
+        self.unknowns_made = 0  # how often evaluation hit something it does not follow
+        self.file_code: list[Opaque] = []  # the functions, lambdas and classes defined so far
+        # Per function or class node: the names it mentions (see effects.py).
+        self.code_mentions: dict[int, tuple[frozenset[str], frozenset[str], bool]] = {}
+        self.work = 0  # size of the values computed so far (limits.WORK_BUDGET)
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -115,6 +140,7 @@ class ExpressionEvaluator:
         return _new_tuple(Origin, (self.source.span(node), self.chain, env_dependent))
 
     def unknown(self, node: ast.expr | ast.stmt, reason: str) -> UnknownNode:
+        self.unknowns_made += 1
         return UnknownNode(self.source.segment(node), reason, self.origin(node))
 
     def item(self, node: ast.expr) -> Val:
@@ -144,12 +170,25 @@ class ExpressionEvaluator:
             if value.poison is not None:
                 raise UnknowableError(value.poison.reason, value.poison)
             return [ScalarNode(key, value.origin) for key in value.entries]
+        if isinstance(value, BaseVar):
+            raise UnknowableError(
+                f"iterating `{value.source}`, a random string while the file runs"
+            )
         plain = to_py(value)
+        if isinstance(plain, range) and range_length(plain) > MAX_ELEMENTS:
+            raise too_large()
         try:
             items = list(plain)  # type: ignore[call-overload]
         except TypeError as error:
             raise UnknowableError(f"not iterable: {error}") from None
+        if len(items) > MAX_ELEMENTS:
+            raise too_large()
         return [from_py(item, value.origin) for item in items]
+
+    def count_step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise UnknowableError(TOO_MANY_STEPS)
 
     def lookup_name(self, name: str) -> Val | None:
         for scope in reversed(self.local_scopes):
@@ -179,9 +218,7 @@ class ExpressionEvaluator:
         return ScalarNode(value, self.origin(node))
 
     def _placeholder_string(self, node: ast.expr, value: str) -> Val:
-        reference = _QUOTED_BASE_REFERENCE.search(value)
-        if reference is not None:
-            self.base_reference(node, reference.group(1))
+        if _QUOTED_BASE_REFERENCE.search(value) is not None:
             raise UnknowableError(
                 "a quoted `{{_base_.x}}` becomes a random placeholder string in MMEngine; "
                 "write it without quotes"
@@ -199,54 +236,51 @@ class ExpressionEvaluator:
             self.source.span(node),
         )
 
-    def base_reference(self, node: ast.expr, dotted: str) -> Val:
-        value: Val = self.base
-        for part in dotted.split("."):
-            if isinstance(value, DictNode | SequenceNode):
-                value = thaw(value)
-            if not isinstance(value, VDict) or part not in value.entries:
-                raise LoadError(
-                    "CL905",
-                    f"`{{{{_base_.{dotted}}}}}`: the bases do not define `{part}`",
-                    self.source.span(node),
-                )
-            value = value.child(part)
-        return deep_copy(value)
-
     def _eval_Set(self, node: ast.Set) -> Val:
         # `{{_base_.x}}` and `{{'$ENV:1'}}` parse as a set inside a set.
         if len(node.elts) == 1 and isinstance(node.elts[0], ast.Set):
             text = self.source.segment(node)
             reference = _BASE_REFERENCE.match(text)
             if reference is not None:
-                return self.base_reference(node, reference.group(1))
+                return BaseVar(reference.group(1), text, self.origin(node))
             if "$" in text:
-                return self._bare_env(node, text)
+                substituted = self._bare_env(node, text)
+                if substituted is not None:
+                    return substituted
         items = [self.py(element) for element in node.elts]
         try:
             return from_py(set(items), self.origin(node))
         except TypeError as error:
-            raise UnknowableError(str(error)) from None
+            raise DefiniteError(f"TypeError: {error}") from None
 
-    def _bare_env(self, node: ast.expr, text: str) -> Val:
+    def _bare_env(self, node: ast.expr, text: str) -> Val | None:
+        """``{{'$X:80'}}``: MMEngine puts the text of the value in place of the whole braces."""
         try:
             substituted = substitute(text, self.predefined, self.environ)
         except MissingEnvError as error:
             raise self.missing_env(node, error.name) from None
+        if not substituted.env_dependent:
+            return None  # no placeholder MMEngine would see: a set of sets, as Python says
         try:
             value = ast.literal_eval(substituted.text)
-        except (ValueError, SyntaxError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise UnknowableError(f"`{substituted.text}` is not a literal") from None
         return from_py(value, self.origin(node, substituted.env_dependent))
 
     def _eval_JoinedStr(self, node: ast.JoinedStr) -> Val:
+        if has_placeholder(self.source.segment(node)):
+            # `{{` is an escaped brace to Python, but MMEngine substitutes the text first.
+            raise UnknowableError("a `{{...}}` placeholder in an f-string")
         parts: list[str] = []
+        env = False
         for value in node.values:
             if isinstance(value, ast.Constant):
                 parts.append(str(value.value))
                 continue
             assert isinstance(value, ast.FormattedValue)
-            plain = self.py(value.value)
+            formatted = self.evaluate(value.value)
+            env = env or env_dependent(formatted)
+            plain = to_py(formatted)
             if value.conversion == ord("r"):
                 plain = repr(plain)
             elif value.conversion == ord("s"):
@@ -254,14 +288,17 @@ class ExpressionEvaluator:
             elif value.conversion == ord("a"):
                 plain = ascii(plain)
             spec = "" if value.format_spec is None else str(self.py(value.format_spec))
+            check_format_text(spec)
+            if size_of(plain) > MAX_ELEMENTS:
+                raise too_large()
             try:
                 parts.append(format(plain, spec))
             except (TypeError, ValueError) as error:
-                raise UnknowableError(f"formatting fails: {error}") from None
+                raise DefiniteError(f"{type(error).__name__}: {error}") from None
         text = "".join(parts)
         if "{{" in text:
             return self._placeholder_string(node, text)
-        return ScalarNode(text, self.origin(node))
+        return ScalarNode(text, self.origin(node, env))
 
     def _eval_Name(self, node: ast.Name) -> Val:
         value = self.lookup_name(node.id)
@@ -284,23 +321,43 @@ class ExpressionEvaluator:
             qualified = f"{owner.name}.{name}"
             if qualified in MODULE_CONSTANTS:
                 return from_py(MODULE_CONSTANTS[qualified], self.origin(node))
-            return Opaque(owner.kind, qualified, self.origin(node))
+            # A module's attribute: a submodule, a function, a class or a value.
+            return Opaque("import", qualified, self.origin(node))
         if isinstance(owner, VDict):
             if owner.poison is not None:
                 raise UnknowableError(owner.poison.reason, owner.poison)
-            if name in DICT_METHODS:
+            if name in DICT_METHODS and (owner.config_dict or name not in CONFIG_DICT_METHODS):
                 return Opaque("method", name, self.origin(node), bound=owner)
+            if name in _DICT_ATTRIBUTES or name.startswith("__"):
+                raise UnknowableError(f"dict attribute `{name}` is not evaluated")
+            if not owner.config_dict:
+                # Only dicts inherited from bases are MMEngine ConfigDicts; the file's own
+                # `dict(...)` and `{...}` are plain dicts while it runs.
+                raise DefiniteError(f"AttributeError: 'dict' object has no attribute '{name}'")
+            if name in _CONFIG_DICT_ATTRIBUTES:
+                raise UnknowableError(f"ConfigDict attribute `{name}` is not evaluated")
             if name in owner.entries:
                 return owner.child(name)
-            raise DefiniteError(f"AttributeError: the dict has no key `{name}`")
+            raise DefiniteError(f"AttributeError: 'ConfigDict' object has no attribute '{name}'")
         if isinstance(owner, VList):
+            if owner.poison is not None:
+                raise UnknowableError(owner.poison.reason, owner.poison)
             if name in LIST_METHODS:
                 return Opaque("method", name, self.origin(node), bound=owner)
-            raise UnknowableError(f"a list has no attribute `{name}`")
+            raise UnknowableError(f"list attribute `{name}` is not evaluated")
         if isinstance(owner, ScalarNode):
             if hasattr(owner.value, name):
                 return Opaque("method", name, self.origin(node), bound=owner)
-            raise UnknowableError(f"`{type(owner.value).__name__}` has no attribute `{name}`")
+            raise DefiniteError(
+                f"AttributeError: '{type(owner.value).__name__}' object has no attribute '{name}'"
+            )
+        if isinstance(owner, BaseVar):
+            if hasattr(str, name):
+                return Opaque("method", name, self.origin(node), bound=owner)
+            raise DefiniteError(
+                f"AttributeError: `{owner.source}` is a str while the file runs (MMEngine): "
+                f"it has no attribute '{name}'"
+            )
         raise UnknowableError(f"attribute `{name}` of something cfglint does not evaluate")
 
     def _eval_Subscript(self, node: ast.Subscript) -> Val:
@@ -313,13 +370,23 @@ class ExpressionEvaluator:
                 for part in (node.slice.lower, node.slice.upper, node.slice.step)
             ]
             bounds = slice(*parts)
-            if isinstance(owner, VList):
+            if isinstance(owner, VList) and owner.poison is None:
                 return VList(owner.items[bounds], owner.is_tuple, self.origin(node))
-            return self._computed(node, lambda: to_py(owner)[bounds])  # type: ignore[index]
+            plain = to_py(owner)
+            return self._computed(node, lambda: plain[bounds], (owner,))  # type: ignore[index]
         key = self.py(node.slice)
         return self.subscript(owner, key)
 
     def subscript(self, owner: Val, key: object) -> Val:
+        if isinstance(owner, BaseVar):
+            if isinstance(key, int):
+                raise UnknowableError(
+                    f"a character of `{owner.source}`, a random string while the file runs"
+                )
+            raise DefiniteError(
+                f"TypeError: `{owner.source}` is a str while the file runs (MMEngine): "
+                f"string indices must be integers, not '{type(key).__name__}'"
+            )
         if isinstance(owner, VDict):
             if owner.poison is not None:
                 raise UnknowableError(owner.poison.reason, owner.poison)
@@ -340,15 +407,38 @@ class ExpressionEvaluator:
         try:
             return from_py(plain[key], owner.origin)  # type: ignore[index]
         except (KeyError, IndexError, TypeError) as error:
-            raise UnknowableError(f"subscript fails: {error!r}") from None
+            raise DefiniteError(f"{type(error).__name__}: {error}") from None
 
-    def _computed(self, node: ast.expr | ast.stmt, compute: Callable[[], object]) -> Val:
+    def _computed(
+        self,
+        node: ast.expr | ast.stmt,
+        compute: Callable[[], object],
+        inputs: tuple[Val, ...] = (),
+    ) -> Val:
+        """The value ``compute`` returns, marked env-dependent when one of ``inputs`` is.
+
+        Every input is known (computations take plain values), so an exception here is one
+        MMEngine would raise too.
+        """
+        if self.work > WORK_BUDGET:
+            raise too_large()
         try:
-            return from_py(compute(), self.origin(node))
+            result = compute()
         except UnknowableError:
             raise
+        except MemoryError:
+            raise too_large() from None
+        except RecursionError:
+            raise UnknowableError("too deeply nested to evaluate") from None
         except Exception as error:
             raise DefiniteError(f"{type(error).__name__}: {error}") from None
+        if not isinstance(result, bool | int | float | type(None)):
+            size = size_of(result)
+            self.work += size  # what was built counts, even when it is refused
+            if size > MAX_ELEMENTS or self.work > WORK_BUDGET:
+                raise too_large()
+        env = any(env_dependent(value) for value in inputs)
+        return from_py(result, self.origin(node, env))
 
     def _eval_BinOp(self, node: ast.BinOp) -> Val:
         left, right = self.evaluate(node.left), self.evaluate(node.right)
@@ -370,21 +460,26 @@ class ExpressionEvaluator:
             and right.poison is None
         ):
             # Keep each element's own origin: `pipeline = _base_.pipeline + [...]`.
+            check_length(len(left.items), len(right.items))
             return VList([*left.items, *right.items], left.is_tuple, self.origin(node))
-        if op is ast.BitOr and isinstance(left, VDict) and isinstance(right, VDict):
+        if (
+            op is ast.BitOr
+            and isinstance(left, VDict)
+            and isinstance(right, VDict)
+            and left.poison is None
+            and right.poison is None
+        ):
             return VDict({**left.entries, **right.entries}, self.origin(node))
         left_py, right_py = to_py(left), to_py(right)
-        if op is ast.Pow and isinstance(right_py, int | float) and abs(right_py) > _MAX_POWER:
-            raise UnknowableError("exponent too large to evaluate")
-        if op is ast.Mult and _huge_repeat(left_py, right_py):
-            raise UnknowableError("repetition too large to evaluate")
+        check_binary(op.__name__, left_py, right_py)
         function = BINARY_OPERATORS[op]
-        return self._computed(node, lambda: function(left_py, right_py))
+        return self._computed(node, lambda: function(left_py, right_py), (left, right))
 
     def _eval_UnaryOp(self, node: ast.UnaryOp) -> Val:
-        operand = self.py(node.operand)
+        value = self.evaluate(node.operand)
+        operand = to_py(value)
         function = UNARY_OPERATORS[type(node.op)]
-        return self._computed(node, lambda: function(operand))
+        return self._computed(node, lambda: function(operand), (value,))
 
     def _eval_BoolOp(self, node: ast.BoolOp) -> Val:
         result = self.evaluate(node.values[0])
@@ -396,18 +491,26 @@ class ExpressionEvaluator:
         return result
 
     def _eval_Compare(self, node: ast.Compare) -> Val:
-        left = self.py(node.left)
+        left_value = self.evaluate(node.left)
+        left = to_py(left_value)
+        inputs = [left_value]
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            right = self.py(comparator)
+            right_value = self.evaluate(comparator)
+            inputs.append(right_value)
+            right = to_py(right_value)
             function = COMPARE_OPERATORS[type(op)]
             outcome = self._computed(node, functools.partial(function, left, right))
             if not to_py(outcome):
-                return ScalarNode(False, self.origin(node))
+                return ScalarNode(False, self.origin(node, env_dependent(*inputs)))
             left = right
-        return ScalarNode(True, self.origin(node))
+        return ScalarNode(True, self.origin(node, env_dependent(*inputs)))
 
     def _eval_IfExp(self, node: ast.IfExp) -> Val:
-        return self.evaluate(node.body if to_py(self.evaluate(node.test)) else node.orelse)
+        test = self.evaluate(node.test)
+        chosen = self.evaluate(node.body if to_py(test) else node.orelse)
+        if isinstance(chosen, ScalarNode) and env_dependent(test):
+            return ScalarNode(chosen.value, chosen.origin._replace(env_dependent=True))
+        return chosen
 
     def _eval_Dict(self, node: ast.Dict) -> Val:
         entries: dict[object, Val] = {}
@@ -425,6 +528,8 @@ class ExpressionEvaluator:
     def mapping_entries(self, value: Val) -> dict[object, Val]:
         if isinstance(value, DictNode | SequenceNode):
             value = thaw(value)
+        if isinstance(value, BaseVar | ScalarNode | VList):
+            raise DefiniteError("TypeError: `**` of something that is not a mapping")
         if not isinstance(value, VDict):
             raise UnknowableError("`**` of something that is not a known dict")
         if value.poison is not None:
@@ -435,7 +540,9 @@ class ExpressionEvaluator:
         items: list[Val] = []
         for element in elements:
             if isinstance(element, ast.Starred):
-                items.extend(self.iterate(self.evaluate(element.value)))
+                added = self.iterate(self.evaluate(element.value))
+                check_length(len(items), len(added))
+                items.extend(added)
             else:
                 items.append(self.item(element))
         return items
@@ -447,12 +554,17 @@ class ExpressionEvaluator:
         return VList(self.sequence_items(node.elts), True, self.origin(node))
 
     def _eval_Lambda(self, node: ast.Lambda) -> Val:
-        return Opaque("function", "<lambda>", self.origin(node))
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.item(default)  # evaluated when the lambda is created
+        code = Opaque("function", "<lambda>", self.origin(node), py=node)
+        self.file_code.append(code)
+        return code
 
     def _eval_NamedExpr(self, node: ast.NamedExpr) -> Val:
         value = self.evaluate(node.value)
-        scope = self.local_scopes[-1] if self.local_scopes else self.namespace
-        scope[node.target.id] = value
+        # In a comprehension too, `:=` binds in the enclosing scope: here, the module's.
+        self.namespace[node.target.id] = value
         return value
 
     # Comprehensions ------------------------------------------------------------------------
@@ -481,6 +593,7 @@ class ExpressionEvaluator:
         else:
             iterable = self.iterate(self.evaluate(generator.iter))
         for element in iterable:
+            self.count_step()
             self.bind(generator.target, element, self.local_scopes[-1])
             if all(to_py(self.evaluate(condition)) for condition in generator.ifs):
                 self._run_generators(generators, index + 1, emit)
@@ -523,8 +636,15 @@ class ExpressionEvaluator:
         return evaluate_call(self, node)
 
 
-def _huge_repeat(left: object, right: object) -> bool:
-    for sequence, count in ((left, right), (right, left)):
-        if isinstance(sequence, str | list | tuple | bytes) and isinstance(count, int):
-            return len(sequence) * count > 10_000_000
+def env_dependent(*values: Val) -> bool:
+    """Whether a value (or anything inside it) came from a ``{{$ENV:default}}`` placeholder."""
+    pending = list(values)
+    while pending:
+        value = pending.pop()
+        if value.origin.env_dependent:
+            return True
+        if isinstance(value, VDict | DictNode):
+            pending.extend(value.entries.values())
+        elif isinstance(value, VList | SequenceNode):
+            pending.extend(value.items)
     return False

@@ -18,6 +18,10 @@ def _type_name(node: ConfigNode) -> str:
     return "dict"
 
 
+def _with_article(name: str) -> str:
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
 def _without_delete(node: DictNode) -> tuple[DictNode, bool]:
     flag = node.entries.get(DELETE_KEY)
     if flag is None:
@@ -51,7 +55,7 @@ def merge_into(
         if not isinstance(below, DictNode):
             raise LoadError(
                 "CL905",
-                f"`{key}` is a dict here but a {_type_name(below)} in the base "
+                f"`{key}` is a dict here but {_with_article(_type_name(below))} in the base "
                 f"({below.origin.span.display()}); MMEngine refuses to merge them: "
                 f"set `{DELETE_KEY}=True` to replace the base value",
                 value.origin.span,

@@ -30,6 +30,30 @@ class Substituted:
     env_dependent: bool
 
 
+_BASE_VAR_PATTERN = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
+
+
+def has_placeholder(text: str) -> bool:
+    """Whether MMEngine would substitute anything in ``text`` (source text, before parsing)."""
+    return "{{" in text and any(
+        pattern.search(text) for pattern in (_ENV_PATTERN, _PREDEFINED_PATTERN, _BASE_VAR_PATTERN)
+    )
+
+
+def first_missing_env(text: str, environ: Mapping[str, str]) -> tuple[str, int] | None:
+    """The first ``{{$X:}}`` in the text (comments included) that MMEngine cannot fill in.
+
+    MMEngine substitutes the whole file text before running it, and stops with a KeyError on a
+    variable that is unset (or empty) and has no default: the name and its character offset.
+    """
+    if "{{" not in text:
+        return None
+    for match in _ENV_PATTERN.finditer(text):
+        if not environ.get(match.group(1), match.group(2)):
+            return match.group(1), match.start()
+    return None
+
+
 def predefined_values(path: Path) -> dict[str, str]:
     name = path.name
     return {

@@ -13,16 +13,28 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from cfglint.loader.bases import resolve_base
-from cfglint.loader.datafile import load_data_file
+from cfglint.loader.datafile import DataFile, load_data_file, substitute_base_vars
 from cfglint.loader.merge import apply_scope, merge_into
-from cfglint.loader.placeholders import predefined_values
+from cfglint.loader.placeholders import first_missing_env, predefined_values
 from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.pyfile import base_assignment, config_style
 from cfglint.loader.rebase import RebasedEntries
 from cfglint.loader.source import SourceText, read_config_text
 from cfglint.loader.statements import StatementRunner
-from cfglint.loader.values import Opaque, UnknowableError, Val, VDict, freeze, to_py
-from cfglint.types import ConfigNode, DictNode, Origin, Span
+from cfglint.loader.stdlib_kinds import import_kind
+from cfglint.loader.values import (
+    BaseVar,
+    Opaque,
+    SubstituteBaseVar,
+    UnknowableError,
+    Val,
+    VDict,
+    VList,
+    freeze,
+    thaw,
+    to_py,
+)
+from cfglint.types import ConfigNode, DictNode, Origin, SequenceNode, Span, UnknownNode
 
 DEPRECATION_KEY = "_deprecation_"
 # `_base_` as a name in code (`_base_.x`, `{{_base_.x}}`), not in `_base_ = ...` or a base path.
@@ -68,7 +80,7 @@ def resolve_file(
     source: SourceText | None = None
     predefined: dict[str, str] = {}
     lazy = False
-    data: DictNode | None = None
+    data: DataFile | None = None
     if path.suffix == ".py":
         tree = _parse(path, text)
         style = config_style(tree, text)
@@ -89,13 +101,14 @@ def resolve_file(
                 "lazy-import config (`with read_base():`): not supported yet, skipped",
                 path,
             )
+        _check_environment(path, text, environ)
         # Built once per file, for reading `_base_` and for running the file.
         source = SourceText(path, text)
         predefined = predefined_values(path)
         entries = [] if lazy else _base_entries_py(source, tree, environ, predefined)
     else:
-        data = load_data_file(path, text, is_leaf)
-        entries = _base_entries_data(path, data)
+        data = load_data_file(path, text, environ, is_leaf)
+        entries = _base_entries_data(path, data.root)
 
     base_entries: dict[object, ConfigNode] = {}
     base_owner: dict[object, Path] = {}
@@ -132,12 +145,30 @@ def resolve_file(
         own, base_view = _evaluate_py(source, tree, base_view, environ, predefined, lazy)
     else:
         assert data is not None
-        own = {key: value for key, value in data.entries.items()}
+        own = dict(data.root.entries)
+        if data.base_tokens:
+            own = substitute_base_vars(own, data.base_tokens, base_view)
     own.pop(DEPRECATION_KEY, None)
     own.pop("_base_", None)
     own = {key: value for key, value in own.items() if not _dunder(key)}
     merged = merge_into(own, base_view)
     return FileResolution(DictNode(merged, file_origin(path)), tuple(files))
+
+
+def _check_environment(path: Path, text: str, environ: Mapping[str, str]) -> None:
+    missing = first_missing_env(text, environ)
+    if missing is not None:
+        name, offset = missing
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        raise fail(
+            "CL905",
+            f"environment variable `{name}` is not set and `{{{{${name}:...}}}}` gives no "
+            "default (MMEngine substitutes placeholders everywhere in the text, comments too)",
+            path,
+            line,
+            column,
+        )
 
 
 def _dunder(key: object) -> bool:
@@ -214,19 +245,58 @@ def _evaluate_py(
     base = VDict(thawed, file_origin(path), config_dict=True)
     runner = StatementRunner(source, (path,), base, environ, predefined)
     runner.run(tree.body)
+    substitute = _base_var_substitution(base, source)
     own: dict[object, ConfigNode] = {}
     for name, value in runner.namespace.items():
-        if name == "_base_" or name.startswith("__"):
+        if name == "_base_" or name.startswith("__") or _dropped(value, lazy):
             continue
-        dropped = ("module", "import") if lazy else ("module", "import", "function")
-        if isinstance(value, Opaque) and value.kind in dropped:
-            continue  # MMEngine drops modules and functions; cfglint cannot tell an imported class
-        own[name] = freeze(value)
+        own[name] = freeze(value, substitute)
+    if base.poison is not None:  # code cfglint did not follow could change any base key
+        poison = base.poison
+        entries = base.entries if uses_base else base_view
+        return own, {
+            key: UnknownNode(poison.source, poison.reason, value.origin)
+            for key, value in entries.items()
+        }
     if not uses_base:
         return own, base_view
     after = freeze(base)
     assert isinstance(after, DictNode)
     return own, after.entries
+
+
+def _dropped(value: Val, lazy: bool) -> bool:
+    """MMEngine drops modules and Python functions from a config's names (lazy: all imports)."""
+    if not isinstance(value, Opaque):
+        return False
+    if value.kind == "module" or (value.kind == "function" and not lazy):
+        return True
+    if value.kind == "import":
+        return lazy or import_kind(value.name) in ("module", "function")
+    return False
+
+
+def _base_var_substitution(base: VDict, source: SourceText) -> SubstituteBaseVar:
+    """MMEngine's ``_substitute_base_vars``: the base value as it is once the file has run."""
+
+    def substitute(variable: BaseVar) -> ConfigNode:
+        value: Val = base
+        for part in variable.dotted.split("."):
+            if isinstance(value, DictNode | SequenceNode):
+                value = thaw(value)
+            if isinstance(value, VDict | VList) and value.poison is not None:
+                return UnknownNode(variable.source, value.poison.reason, variable.origin)
+            if not isinstance(value, VDict) or part not in value.entries:
+                raise LoadError(
+                    "CL905",
+                    f"`{variable.source}`: the bases do not define `{part}` "
+                    f"(once `{source.path.name}` has run)",
+                    variable.origin.span,
+                )
+            value = value.child(part)
+        return freeze(value)  # a placeholder stored into the bases stays a random string
+
+    return substitute
 
 
 def reserved_key_problem(path: Path, root: DictNode) -> LoadError | None:

@@ -30,6 +30,8 @@ def read_config_text(path: Path) -> str:
         raise fail("CL902", f"cannot read file: {error.strerror}", path) from None
     if stat.S_ISDIR(status.st_mode):
         raise fail("CL902", "is a directory, not a config file", path)
+    if not stat.S_ISREG(status.st_mode):  # a FIFO or a device: reading could block forever
+        raise fail("CL902", "not a regular file (a FIFO, socket or device): not read", path)
     if path.suffix not in CONFIG_SUFFIXES:
         raise fail(
             "CL902",
@@ -38,7 +40,11 @@ def read_config_text(path: Path) -> str:
             path,
         )
     if status.st_size > MAX_CONFIG_BYTES:
-        raise fail("CL902", f"file too large ({status.st_size} bytes > 10 MB)", path)
+        raise fail(
+            "CL902",
+            f"file too large to be a config ({status.st_size:,} bytes; cfglint reads up to 10 MB)",
+            path,
+        )
     try:
         data = path.read_bytes()
     except OSError as error:

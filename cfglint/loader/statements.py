@@ -1,19 +1,28 @@
 """Module-level statements of a ``.py`` config, interpreted (never executed).
 
-A statement cfglint cannot follow does not stop the file: the names it would assign (and the
-config data it would change) become unknown, and everything else is still resolved.
+A statement cfglint cannot follow does not stop the file: the names it would assign and the
+config data it could change become unknown (see ``effects.py``), and everything else is still
+resolved. A statement that fails on known data stops MMEngine: it is reported (CL905), unless a
+``try`` around it may catch the exception.
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 
-from cfglint.loader.builtins_table import MODULE_CONSTANTS, MUTATING_METHODS
-from cfglint.loader.calls import poison
+from cfglint.loader.builtins_table import MODULE_CONSTANTS
+from cfglint.loader.effects import (
+    forget_call,
+    forget_values,
+    look_up,
+    module_level_nodes,
+    reachable,
+)
 from cfglint.loader.expressions import ExpressionEvaluator
+from cfglint.loader.limits import MAX_LOOP_STEPS, TOO_MANY_STEPS, check_length
 from cfglint.loader.problems import LoadError
 from cfglint.loader.values import (
+    BaseVar,
     DefiniteError,
     Opaque,
     UnknowableError,
@@ -21,13 +30,10 @@ from cfglint.loader.values import (
     VDict,
     VList,
     as_config_dict,
-    from_py,
     thaw,
     to_py,
 )
-from cfglint.types import DictNode, SequenceNode, UnknownNode
-
-_MAX_LOOP_STEPS = 100_000
+from cfglint.types import DictNode, Origin, ScalarNode, SequenceNode, UnknownNode
 
 
 class _Break(Exception):
@@ -38,49 +44,69 @@ class _Continue(Exception):
     pass
 
 
+class _UncertainJump(Exception):
+    """A ``break`` or ``continue`` in code cfglint did not follow: it may or may not run."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class StatementRunner(ExpressionEvaluator):
-    steps = 0
+    in_try = 0  # how many `try` bodies enclose the statement being run
+    loop_steps = 0
 
     def run(self, body: list[ast.stmt]) -> None:
         for statement in body:
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:
-        handler = getattr(self, f"_stmt_{type(node).__name__}", None)
-        if handler is None:
-            self._unknown_assignments(node, f"`{type(node).__name__}` statements are not evaluated")
-            return
         try:
-            handler(node)
+            self.execute(node)
         except DefiniteError as error:
+            if self.in_try:
+                raise  # the `try` decides whether MMEngine stops
             raise LoadError(
                 "CL905", f"MMEngine would stop here: {error.reason}", self.source.span(node)
             ) from None
-        except UnknowableError as error:
-            self._unknown_assignments(node, error.reason)
-        except RecursionError:
-            self._unknown_assignments(node, "too deeply nested to evaluate")
 
-    def _unknown_assignments(self, node: ast.stmt, reason: str) -> None:
-        """Every name the statement could bind becomes unknown, and data it could change."""
+    def execute(self, node: ast.stmt) -> None:
+        handler = getattr(self, f"_stmt_{type(node).__name__}", None)
+        if handler is None:
+            self.forget(node, f"`{type(node).__name__}` statements are not evaluated")
+            return
+        try:
+            handler(node)
+        except DefiniteError:
+            raise
+        except UnknowableError as error:
+            self.forget(node, error.reason)
+        except (RecursionError, MemoryError):
+            self.forget(node, "too deeply nested to evaluate")
+
+    def forget(self, node: ast.stmt, reason: str) -> None:
+        """``node`` may have run, in part or whole: everything it could change becomes unknown."""
         unknown = self.unknown(node, reason)
-        for inner in ast.walk(node):
-            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store):
-                self.namespace[inner.id] = UnknownNode(unknown.source, reason, unknown.origin)
+        for inner in module_level_nodes(node):
+            self.steps += 10  # forgetting is work too: a loop of unknown steps must run out
+            if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
+                self.namespace[inner.id] = _fresh(unknown)
             elif isinstance(inner, ast.Subscript | ast.Attribute) and isinstance(
                 inner.ctx, ast.Store | ast.Del
             ):
-                self._poison_target(inner.value, unknown)
-            elif isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute):
-                if inner.func.attr in MUTATING_METHODS:
-                    self._poison_target(inner.func.value, unknown)
-            elif isinstance(inner, ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef):
-                for name in _defined_names(inner):
-                    self.namespace.pop(name, None)
-
-    def _poison_target(self, node: ast.expr, unknown: UnknownNode) -> None:
-        with contextlib.suppress(UnknowableError):
-            poison(self.evaluate(node), unknown)
+                forget_values(self, reachable(self, inner.value), unknown)
+            elif isinstance(inner, ast.AugAssign):  # `p += [...]` extends the list `p` names
+                forget_values(self, reachable(self, inner.target), unknown)
+            elif isinstance(inner, ast.Call):
+                forget_call(self, inner, look_up(self, inner.func), unknown)
+            elif isinstance(inner, ast.Import | ast.ImportFrom):
+                for name, value in self._import_bindings(inner):
+                    maybe_data = not isinstance(value, Opaque)
+                    self.namespace[name] = _fresh(unknown) if maybe_data else value
+            elif isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self._define(inner)
+        if _may_jump(node):
+            raise _UncertainJump(reason)
 
     # -- assignments -------------------------------------------------------------------------
 
@@ -108,9 +134,15 @@ class StatementRunner(ExpressionEvaluator):
             self.set_item(owner, to_py(self.evaluate(target.slice)), value)
         elif isinstance(target, ast.Attribute):
             owner = self._container(target.value)
-            if not isinstance(owner, VDict):
-                raise UnknowableError(f"setting attribute `{target.attr}` of a non-dict")
-            self.set_item(owner, target.attr, value)
+            if isinstance(owner, VDict) and owner.config_dict:
+                self.set_item(owner, target.attr, value)
+            elif isinstance(owner, VDict | VList | ScalarNode | BaseVar):
+                raise DefiniteError(
+                    f"AttributeError: {_type_name(owner)} object has no attribute "
+                    f"'{target.attr}' (only dicts inherited from bases allow attribute access)"
+                )
+            else:
+                raise UnknowableError(f"setting attribute `{target.attr}` of an unknown value")
         else:
             raise UnknowableError("assignment target cfglint does not evaluate")
 
@@ -120,7 +152,9 @@ class StatementRunner(ExpressionEvaluator):
             if any(isinstance(element, ast.Starred) for element in target.elts):
                 raise UnknowableError("starred unpacking is not evaluated")
             if len(parts) != len(target.elts):
-                raise UnknowableError("unpacking a different number of values")
+                raise DefiniteError(
+                    f"ValueError: unpacking {len(parts)} values into {len(target.elts)} names"
+                )
         except DefiniteError:
             raise
         except UnknowableError as error:
@@ -135,27 +169,49 @@ class StatementRunner(ExpressionEvaluator):
         owner = self.evaluate(node)
         if isinstance(owner, DictNode | SequenceNode):
             owner = thaw(owner)
+        if isinstance(owner, VDict | VList) and owner.poison is not None:
+            raise UnknowableError(owner.poison.reason, owner.poison)
         return owner
 
     def set_item(self, owner: Val, key: object, value: Val) -> None:
         if isinstance(owner, VDict):
-            owner.entries[key] = as_config_dict(value) if owner.config_dict else value
-        elif isinstance(owner, VList) and not owner.is_tuple and isinstance(key, int):
+            try:
+                owner.entries[key] = as_config_dict(value) if owner.config_dict else value
+            except TypeError:
+                raise DefiniteError(f"TypeError: unhashable key {key!r}") from None
+        elif isinstance(owner, VList) and not owner.is_tuple:
+            if not isinstance(key, int):
+                raise DefiniteError(f"TypeError: list indices must be integers, not {key!r}")
             try:
                 owner.items[key] = value
             except IndexError:
-                raise UnknowableError(f"list index {key} out of range") from None
+                raise DefiniteError(f"IndexError: list index {key} out of range") from None
+        elif isinstance(owner, VList | ScalarNode | BaseVar):
+            raise DefiniteError(
+                f"TypeError: {_type_name(owner)} object does not support item assignment"
+            )
         else:
             raise UnknowableError("item assignment on something that is not a known dict or list")
 
     def _stmt_AugAssign(self, node: ast.AugAssign) -> None:
         target = node.target
         current = self.evaluate(target)
+        if isinstance(current, DictNode | SequenceNode):
+            current = thaw(current)
         operand = self.evaluate(node.value)
-        if isinstance(current, VList) and not current.is_tuple and isinstance(node.op, ast.Add):
-            current.items.extend(self.iterate(operand))  # `list += ...` extends in place
+        if (
+            isinstance(current, VList)
+            and not current.is_tuple
+            and current.poison is None
+            and isinstance(node.op, ast.Add)
+        ):
+            added = self.iterate(operand)
+            check_length(len(current.items), len(added))
+            current.items.extend(added)  # `list += ...` extends in place
             return
-        if isinstance(current, VDict) and isinstance(node.op, ast.BitOr):
+        if isinstance(current, VDict) and current.poison is None and isinstance(node.op, ast.BitOr):
+            if not isinstance(operand, VDict | DictNode):
+                raise UnknowableError("`|=` with something that is not a known dict")
             current.entries.update(self.mapping_entries(operand))
             return
         result = self.binary(node, type(node.op), current, operand)
@@ -167,23 +223,39 @@ class StatementRunner(ExpressionEvaluator):
     def _stmt_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
             if isinstance(target, ast.Name):
-                self.namespace.pop(target.id, None)
-            elif isinstance(target, ast.Subscript | ast.Attribute):
+                if target.id not in self.namespace:
+                    raise DefiniteError(f"NameError: name `{target.id}` is not defined")
+                del self.namespace[target.id]
+            elif isinstance(target, ast.Subscript):
                 owner = self._container(target.value)
-                key: object = target.attr if isinstance(target, ast.Attribute) else None
-                if isinstance(target, ast.Subscript):
-                    if isinstance(target.slice, ast.Slice):
-                        raise UnknowableError("slice deletion is not evaluated")
-                    key = to_py(self.evaluate(target.slice))
-                self._delete_item(owner, key)
+                if isinstance(target.slice, ast.Slice):
+                    raise UnknowableError("slice deletion is not evaluated")
+                self._delete_item(owner, to_py(self.evaluate(target.slice)))
+            elif isinstance(target, ast.Attribute):
+                owner = self._container(target.value)
+                if not (isinstance(owner, VDict) and owner.config_dict):
+                    if isinstance(owner, VDict | VList | ScalarNode | BaseVar):
+                        raise DefiniteError(
+                            f"AttributeError: {_type_name(owner)} object has no attribute "
+                            f"'{target.attr}'"
+                        )
+                    raise UnknowableError(f"deleting attribute `{target.attr}` of an unknown value")
+                self._delete_item(owner, target.attr)
             else:
                 raise UnknowableError("deletion target cfglint does not evaluate")
 
     def _delete_item(self, owner: Val, key: object) -> None:
-        if isinstance(owner, VDict) and key in owner.entries:
+        if isinstance(owner, VDict):
+            if key not in owner.entries:
+                raise DefiniteError(f"KeyError: {key!r}")
             del owner.entries[key]
         elif isinstance(owner, VList) and not owner.is_tuple and isinstance(key, int):
-            del owner.items[key]
+            try:
+                del owner.items[key]
+            except IndexError:
+                raise DefiniteError(f"IndexError: list index {key} out of range") from None
+        elif isinstance(owner, VList | ScalarNode | BaseVar):
+            raise DefiniteError(f"TypeError: {_type_name(owner)} object doesn't support deletion")
         else:
             raise UnknowableError(f"cannot delete {key!r}")
 
@@ -203,21 +275,32 @@ class StatementRunner(ExpressionEvaluator):
 
     def _stmt_For(self, node: ast.For) -> None:
         items = self.iterate(self.evaluate(node.iter))
-        for item in items:
-            self.assign(node.target, item)
-            if not self._loop_iteration(node.body):
-                return
+        try:
+            for item in items:
+                self.assign(node.target, item)
+                if not self._loop_iteration(node.body):
+                    return
+        except _UncertainJump as jump:
+            self.forget(node, jump.reason)  # it may have stopped at any iteration
+            return
         self.run(node.orelse)
 
     def _stmt_While(self, node: ast.While) -> None:
-        while to_py(self.evaluate(node.test)):
-            if not self._loop_iteration(node.body):
-                return
+        try:
+            while to_py(self.evaluate(node.test)):
+                if not self._loop_iteration(node.body):
+                    return
+        except _UncertainJump as jump:
+            self.forget(node, jump.reason)
+            return
         self.run(node.orelse)
 
     def _loop_iteration(self, body: list[ast.stmt]) -> bool:
         """Run a loop body once; False when it breaks out of the loop (skipping `else`)."""
-        self._count_step()
+        self.loop_steps += 1
+        if self.loop_steps > MAX_LOOP_STEPS:
+            raise UnknowableError(TOO_MANY_STEPS)
+        self.count_step()
         try:
             self.run(body)
         except _Break:
@@ -226,11 +309,6 @@ class StatementRunner(ExpressionEvaluator):
             pass
         return True
 
-    def _count_step(self) -> None:
-        self.steps += 1
-        if self.steps > _MAX_LOOP_STEPS:
-            raise UnknowableError("loop too long to evaluate")
-
     def _stmt_Break(self, node: ast.Break) -> None:
         raise _Break
 
@@ -238,35 +316,110 @@ class StatementRunner(ExpressionEvaluator):
         raise _Continue
 
     def _stmt_Assert(self, node: ast.Assert) -> None:
-        return  # MMEngine would stop on a failing assert; cfglint does not guess either way
+        if not to_py(self.evaluate(node.test)):
+            raise DefiniteError(f"AssertionError: `{self.source.segment(node.test)}` is false")
+
+    def _stmt_Raise(self, node: ast.Raise) -> None:
+        raise DefiniteError(f"the config raises: `{self.source.segment(node)}`")
+
+    def _stmt_Try(self, node: ast.Try) -> None:
+        try:
+            self._try_body(node)
+        except (_Break, _Continue):
+            self.run(node.finalbody)
+            raise
+        self.run(node.finalbody)
+
+    _stmt_TryStar = _stmt_Try
+
+    def _try_body(self, node: ast.Try) -> None:
+        """The body runs until a step that may raise; from there on, nothing is certain."""
+        reason: str | None = None
+        maybe_run: list[ast.stmt] = []
+        self.in_try += 1
+        try:
+            for index, statement in enumerate(node.body):
+                before = self.unknowns_made
+                try:
+                    self.statement(statement)
+                except DefiniteError as error:
+                    reason = f"an exception in the `try` body ({error.reason}) may be caught"
+                    break
+                if self.unknowns_made != before:
+                    reason = "a step of the `try` body that cfglint could not follow may raise"
+                    maybe_run = [*node.body[index + 1 :], *node.orelse]
+                    break
+        finally:
+            self.in_try -= 1
+        if reason is None:
+            self.run(node.orelse)
+        else:
+            for handler in node.handlers:
+                maybe_run.extend(handler.body)
+            for statement in maybe_run:
+                self.forget(statement, reason)
 
     # -- definitions and imports ------------------------------------------------------------
 
     def _stmt_Import(self, node: ast.Import) -> None:
-        for alias in node.names:
-            if alias.asname is not None:
-                self.namespace[alias.asname] = Opaque("module", alias.name, self.origin(node))
-            else:
-                top = alias.name.split(".")[0]
-                self.namespace[top] = Opaque("module", top, self.origin(node))
+        for name, value in self._import_bindings(node):
+            self.namespace[name] = value
 
     def _stmt_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for name, value in self._import_bindings(node):
+            self.namespace[name] = value
+
+    def _import_bindings(self, node: ast.Import | ast.ImportFrom) -> list[tuple[str, Val]]:
+        origin = self.origin(node)
+        bindings: list[tuple[str, Val]] = []
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is not None:
+                    bindings.append((alias.asname, Opaque("module", alias.name, origin)))
+                else:
+                    top = alias.name.split(".")[0]
+                    bindings.append((top, Opaque("module", top, origin)))
+            return bindings
         module = "." * node.level + (node.module or "")
         for alias in node.names:
+            if alias.name == "*":
+                raise LoadError(
+                    "CL902",
+                    f"`from {module} import *`: cfglint cannot tell which names it binds, and "
+                    "MMEngine keeps every one that is not a module or a function as a config key",
+                    self.source.span(node),
+                )
             qualified = f"{module}.{alias.name}"
-            name = alias.asname or alias.name
-            if qualified in MODULE_CONSTANTS:
-                self.namespace[name] = from_py(MODULE_CONSTANTS[qualified], self.origin(node))
-            else:
-                self.namespace[name] = Opaque("import", qualified, self.origin(node))
+            value = _imported(qualified, origin)
+            bindings.append((alias.asname or alias.name, value))
+        return bindings
 
-    def _stmt_FunctionDef(self, node: ast.FunctionDef) -> None:
-        self.namespace[node.name] = Opaque("function", node.name, self.origin(node))
+    def _stmt_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.item(default)  # evaluated when the function is defined
+        self._define(node)
 
     _stmt_AsyncFunctionDef = _stmt_FunctionDef
 
     def _stmt_ClassDef(self, node: ast.ClassDef) -> None:
-        self.namespace[node.name] = Opaque("class", node.name, self.origin(node))
+        self._define(node)
+
+    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        kind = "class" if isinstance(node, ast.ClassDef) else "function"
+        code = Opaque(kind, node.name, self.origin(node), py=node)
+        self.file_code.append(code)
+        if node.decorator_list or (isinstance(node, ast.ClassDef) and _runs_code(node)):
+            # A decorator is a call, and a class body runs: both may change anything `code`
+            # reaches, and what the name ends up bound to is not known.
+            unknown = self.unknown(node, f"`{node.name}`: decorated, or a class body that runs")
+            forget_values(self, [code], unknown)
+            for expression in node.decorator_list:
+                forget_values(self, reachable(self, expression), unknown)
+            if node.decorator_list:
+                self.namespace[node.name] = _fresh(unknown)
+                return
+        self.namespace[node.name] = code
 
     def _stmt_Global(self, node: ast.Global) -> None:
         return
@@ -274,7 +427,67 @@ class StatementRunner(ExpressionEvaluator):
     _stmt_Nonlocal = _stmt_Global
 
 
-def _defined_names(node: ast.Import | ast.ImportFrom | ast.FunctionDef | ast.ClassDef) -> list[str]:
-    if isinstance(node, ast.FunctionDef | ast.ClassDef):
-        return [node.name]
-    return [alias.asname or alias.name.split(".")[0] for alias in node.names]
+def _imported(qualified: str, origin: Origin) -> Val:
+    if qualified in MODULE_CONSTANTS:
+        from cfglint.loader.values import from_py
+
+        return from_py(MODULE_CONSTANTS[qualified], origin)
+    return Opaque("import", qualified, origin)
+
+
+def _fresh(unknown: UnknownNode) -> UnknownNode:
+    return UnknownNode(unknown.source, unknown.reason, unknown.origin)
+
+
+def _type_name(value: Val) -> str:
+    if isinstance(value, VDict):
+        return "'dict'"
+    if isinstance(value, VList):
+        return "'tuple'" if value.is_tuple else "'list'"
+    if isinstance(value, ScalarNode):
+        return f"'{type(value.value).__name__}'"
+    return "'str'"  # a `{{_base_.x}}`, a string while the file runs
+
+
+def _runs_code(node: ast.ClassDef) -> bool:
+    """Whether defining the class runs more than plain definitions (bases, a body with calls)."""
+    if node.bases or node.keywords:
+        return True
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            if statement.decorator_list or any(
+                default is not None
+                for default in [*statement.args.defaults, *statement.args.kw_defaults]
+            ):
+                return True
+        elif not _plain_class_line(statement):
+            return True
+    return False
+
+
+def _plain_class_line(statement: ast.stmt) -> bool:
+    """A docstring, ``pass`` or an assignment of constants and names."""
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant)
+    return isinstance(statement, ast.Assign | ast.AnnAssign) and all(
+        isinstance(inner, ast.Constant | ast.Name | ast.expr_context | ast.Assign | ast.AnnAssign)
+        for inner in ast.walk(statement)
+    )
+
+
+def _may_jump(node: ast.stmt) -> bool:
+    """Whether ``node`` holds a ``break``/``continue`` of a loop around it."""
+    pending: list[ast.AST] = [node]
+    while pending:
+        current = pending.pop()
+        if isinstance(current, ast.Break | ast.Continue):
+            return True
+        if isinstance(current, ast.For | ast.While | ast.AsyncFor):
+            pending.extend(current.orelse)  # a jump in the body belongs to that loop
+            continue
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        pending.extend(ast.iter_child_nodes(current))
+    return False

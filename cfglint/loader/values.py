@@ -8,8 +8,10 @@ memoised results of base files) are thawed one level at a time, only where code 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from cfglint.loader.limits import MAX_FROZEN_CONTAINERS, TOO_LARGE
 from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, SequenceNode, UnknownNode
 
 
@@ -51,6 +53,21 @@ class VList:
 
 
 @dataclass(frozen=True, slots=True)
+class BaseVar:
+    """A bare ``{{_base_.x}}`` while the file runs.
+
+    MMEngine replaces it with a random string before running the file, and puts the base value
+    (the very object ``_base_.x`` is once the file has run) in its place afterwards, wherever the
+    string ended up in the file's variables (dict values, list and tuple items). Anything done
+    with it in between operates on the random string.
+    """
+
+    dotted: str
+    source: str
+    origin: Origin
+
+
+@dataclass(frozen=True, slots=True)
 class Opaque:
     """A value that is not config data: a module, a function, a builtin, a range object.
 
@@ -61,11 +78,11 @@ class Opaque:
     kind: str  # "module", "import", "builtin", "function", "class", "method", "object"
     name: str
     origin: Origin
-    py: object = None
+    py: object = None  # a plain object; for a function or class of the file, its ast node
     bound: object = None  # the receiver of a method
 
 
-Val = ScalarNode | UnknownNode | DictNode | SequenceNode | VDict | VList | Opaque
+Val = ScalarNode | UnknownNode | DictNode | SequenceNode | VDict | VList | Opaque | BaseVar
 
 
 def thaw(node: DictNode | SequenceNode) -> VDict | VList:
@@ -80,22 +97,90 @@ def thaw(node: DictNode | SequenceNode) -> VDict | VList:
 _FROZEN_TYPES = (ScalarNode, DictNode, SequenceNode, UnknownNode)
 
 
-def freeze(value: Val) -> ConfigNode:
-    if isinstance(value, VDict):
-        if value.poison is not None:
-            return value.poison
-        return DictNode(
-            {k: v if isinstance(v, _FROZEN_TYPES) else freeze(v) for k, v in value.entries.items()},
-            value.origin,
-        )
-    if isinstance(value, VList):
-        if value.poison is not None:
-            return value.poison
-        items = tuple(v if isinstance(v, _FROZEN_TYPES) else freeze(v) for v in value.items)
-        return SequenceNode(items, value.is_tuple, value.origin)
-    if isinstance(value, Opaque):
-        return UnknownNode(value.name, f"not config data ({value.kind})", value.origin)
-    return value
+SubstituteBaseVar = Callable[[BaseVar], ConfigNode]
+
+RANDOM_STRING = (
+    "a `{{_base_.x}}` placeholder that MMEngine leaves as a random string here "
+    "(it substitutes only dict values and list or tuple items of the file's variables)"
+)
+
+
+def _leave_random(value: BaseVar) -> ConfigNode:
+    return UnknownNode(value.source, RANDOM_STRING, value.origin)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def freeze(value: Val, substitute: SubstituteBaseVar = _leave_random) -> ConfigNode:
+    """The frozen tree of a value; ``substitute`` gives what a ``{{_base_.x}}`` becomes.
+
+    Containers the code shares (``x = [x, x]`` in a loop) are copied where they appear, so the
+    tree is bounded: past ``MAX_FROZEN_CONTAINERS`` the value is unknown, too large.
+    """
+    if isinstance(value, _FROZEN_TYPES):
+        return value
+    try:
+        return _Freezer(substitute).freeze(value)
+    except _TooLarge:
+        return UnknownNode("...", TOO_LARGE, value.origin)
+
+
+class _Freezer:
+    __slots__ = ("budget", "substitute")
+
+    def __init__(self, substitute: SubstituteBaseVar) -> None:
+        self.substitute = substitute
+        self.budget = MAX_FROZEN_CONTAINERS
+
+    def freeze(self, value: Val) -> ConfigNode:
+        if isinstance(value, VDict):
+            if value.poison is not None:
+                return value.poison
+            self.budget -= 1  # inlined: this runs for every dict of every config
+            if self.budget < 0:
+                raise _TooLarge
+            return DictNode(
+                {
+                    k: v if isinstance(v, _FROZEN_TYPES) else self.freeze(v)
+                    for k, v in value.entries.items()
+                },
+                value.origin,
+            )
+        if isinstance(value, VList):
+            if value.poison is not None:
+                return value.poison
+            self.budget -= 1
+            if self.budget < 0:
+                raise _TooLarge
+            items = tuple(
+                v if isinstance(v, _FROZEN_TYPES) else self.freeze(v) for v in value.items
+            )
+            return SequenceNode(items, value.is_tuple, value.origin)
+        if isinstance(value, Opaque):
+            return UnknownNode(value.name, f"not config data ({value.kind})", value.origin)
+        if isinstance(value, BaseVar):
+            return self.substitute(value)
+        return value
+
+
+def poison_deep(value: Val, unknown: UnknownNode) -> None:
+    """Mark every dict and list reachable from ``value`` as changed by code cfglint cannot follow.
+
+    Frozen nodes inside need nothing: they can only be reached (and changed) through the
+    containers above them, which now refuse to be read.
+    """
+    pending = [value]
+    seen: set[int] = set()
+    while pending:
+        current = pending.pop()
+        if not isinstance(current, VDict | VList) or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if current.poison is None:
+            current.poison = unknown
+        pending.extend(current.entries.values() if isinstance(current, VDict) else current.items)
 
 
 class UnknowableError(Exception):
@@ -131,6 +216,10 @@ def to_py(value: Val) -> object:
         return tuple(seq) if value.is_tuple else seq
     if isinstance(value, UnknownNode):
         raise UnknowableError(value.reason, value)
+    if isinstance(value, BaseVar):
+        raise UnknowableError(
+            f"`{value.source}` is a random placeholder string while the file runs (MMEngine)"
+        )
     if value.kind == "object":
         return value.py
     raise UnknowableError(f"`{value.name}` is not config data")
@@ -164,6 +253,21 @@ def deep_copy(value: Val) -> Val:
         items = VList([deep_copy(item) for item in value.items], value.is_tuple, value.origin)
         items.poison = value.poison
         return items
+    return value
+
+
+def as_plain(value: Val) -> Val:
+    """``ConfigDict.to_dict()``: a deep copy in which every dict is a plain dict."""
+    if isinstance(value, DictNode | SequenceNode):
+        value = thaw(value)
+    if isinstance(value, VDict):
+        if value.poison is not None:
+            raise UnknowableError(value.poison.reason, value.poison)
+        return VDict({key: as_plain(item) for key, item in value.entries.items()}, value.origin)
+    if isinstance(value, VList):
+        if value.poison is not None:
+            raise UnknowableError(value.poison.reason, value.poison)
+        return VList([as_plain(item) for item in value.items], value.is_tuple, value.origin)
     return value
 
 

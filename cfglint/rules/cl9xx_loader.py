@@ -39,10 +39,13 @@ RULES = (
         "CL902",
         "unreadable-config",
         "config file cannot be read",
-        "The file is missing, not UTF-8, a directory, too large, a symlink loop, of a type "
-        "MMEngine does not load (`.py`, `.yaml`, `.yml`, `.json`), or a lazy `read_base()` "
-        "config used as the `_base_` of a plain config (MMEngine refuses the mix). A lazy "
-        "config checked by itself is CL907 instead.",
+        "The file is missing, not UTF-8, a directory, a FIFO or device (never read: it could "
+        "block), too large, a symlink loop, of a type MMEngine does not load (`.py`, `.yaml`, "
+        "`.yml`, `.json`), uses `from x import *` (the names it binds cannot be listed "
+        "without importing), or is a YAML/JSON `_base_` that is empty or not a mapping. A "
+        "file cfglint itself fails on is reported here too (a bug in cfglint: the message "
+        "says so), and the run goes on. A lazy config or a data file checked by itself is "
+        "CL907 instead.",
         _RESOLVE_WHY,
         (Example("cpu", "# 中文注释\nmodel = dict(type='ToyClassifier')\n"),),
         (),
@@ -77,7 +80,7 @@ RULES = (
         "`_base_` of a plain one.",
         _RESOLVE_WHY,
         (),
-        (Example("cpu", "x = '{{_base_.nothing}}'\n"),),
+        (Example("cpu", "x = {{_base_.nothing}}\n"),),
     ),
     _loader_rule(
         "CL906",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -140,3 +141,78 @@ def test_problem_in_a_base_names_the_leaf_and_others_go_on(tree: WriteTree) -> N
     assert isinstance(loader.load(root / "fine.py"), ResolvedConfig)
     again = loader.load(root / "mid.py")
     assert isinstance(again, LoadFailure) and again.problems[0].code == "CL901"
+
+
+def test_a_file_cfglint_fails_on_is_a_diagnostic_and_the_others_go_on(
+    tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cfglint.loader import resolve
+
+    root = tree({"boom.py": "x = 1\n", "fine.py": "y = 1\n"})
+    real = resolve.config_style
+
+    def failing(tree_: object, text: str) -> object:
+        if "x = 1" in text:
+            raise TypeError("an unexpected bug")
+        return real(tree_, text)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(resolve, "config_style", failing)
+    loader = Loader()
+    failure = loader.load(root / "boom.py")
+    assert isinstance(failure, LoadFailure)
+    (found,) = failure.problems
+    assert found.code == "CL902"
+    assert "TypeError: an unexpected bug" in found.message and "bug in cfglint" in found.message
+    assert isinstance(loader.load(root / "fine.py"), ResolvedConfig)
+
+
+def test_merge_error_names_the_base_type_with_its_article(tree: WriteTree) -> None:
+    root = tree({"b.py": "model = 3\n", "leaf.py": "_base_ = './b.py'\nmodel = dict(a=1)\n"})
+    assert "a dict here but an int in the base" in problem(root / "leaf.py").message
+
+
+def test_the_shell_environment_never_changes_a_result(
+    tree: WriteTree, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tree({"c.py": "root = '{{$DATA_ROOT:/data}}'\nneeded = '{{$NEEDED:}}'\n"})
+    monkeypatch.setenv("DATA_ROOT", "/elsewhere")
+    monkeypatch.setenv("NEEDED", "set")
+    found = Loader().load(root / "c.py")
+    assert isinstance(found, LoadFailure)  # no default: MMEngine fails whenever NEEDED is unset
+    assert "`NEEDED` is not set" in found.problems[0].message
+    (root / "c.py").write_text("root = '{{$DATA_ROOT:/data}}'\n")
+    resolved = Loader().load(root / "c.py")
+    assert isinstance(resolved, ResolvedConfig)
+    node = resolved.get("root")
+    assert node is not None and getattr(node, "value", None) == "/data"
+
+
+def test_a_star_import_is_a_diagnostic(tree: WriteTree) -> None:
+    root = tree({"c.py": "from math import *\nx = 1\n"})
+    found = problem(root / "c.py")
+    assert found.code == "CL902"
+    assert "`from math import *`: cfglint cannot tell which names it binds" in found.message
+    assert (found.span.line, found.span.column) == (1, 1)
+
+
+def test_check_goes_through_yaml_merge_keys_and_lone_surrogates(tree: WriteTree) -> None:
+    from helpers import run_cli
+
+    root = tree(
+        {
+            "configs/merge.yaml": "b: &B {backend: nccl}\nenv_cfg:\n  dist_cfg:\n    <<: *B\n",
+            "configs/flow.yaml": "x: {<<: [{a: 1}, {b: 2}], c: 3}\n",
+            "configs/lone.json": '{"name": "\\ud83d", "m": {"a": 1}}',
+            "configs/broken.yaml": "a: [1\n",
+            "configs/fine.py": "y = 1\n",
+        }
+    )
+    names = ("merge.yaml", "flow.yaml", "lone.json", "broken.yaml", "fine.py")
+    result = run_cli("check", *(f"configs/{name}" for name in names), cwd=root)
+    assert "internal error" not in result.stderr, result.stderr
+    assert result.exit_code == 2  # broken.yaml cannot be resolved; the others are checked
+    assert "configs/broken.yaml:2:1: CL901" in result.stdout + result.stderr
+    shown = run_cli("show", "--json", "configs/merge.yaml", "configs/flow.yaml", cwd=root)
+    values = json.loads(shown.stdout)
+    assert values["configs/merge.yaml"]["env_cfg"]["value"] == {"dist_cfg": {"backend": "nccl"}}
+    assert values["configs/flow.yaml"]["x"]["value"] == {"a": 1, "b": 2, "c": 3}

@@ -7,7 +7,6 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from helpers import run_cli
 
 CONFIG = """\
@@ -22,12 +21,6 @@ model_wrapper_cfg:
 """
 # `"nccl"`: line 5, columns 14 to 20 (end exclusive); `[0]`: line 8, columns 15 to 18.
 REGIONS = {"CL101": (5, 14, 5, 20), "CL201": (8, 15, 8, 18)}
-
-pytestmark = pytest.mark.xfail(
-    strict=True,
-    reason="the loader's spans for YAML values (a quoted string 2 characters short, a list "
-    "covering only `[`): fixed on the loader branch",
-)
 
 
 def _check(tmp_path: Path, fmt: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from helpers import EXAMPLES, REPO_ROOT, run_cli
@@ -63,7 +64,7 @@ def test_show_json_shape(tmp_path: Path) -> None:
     assert shown["work"]["unknown"] is True
     assert shown["work"]["source"] == "os.getcwd()"
     assert "value" not in shown["work"]
-    assert shown["env_cfg"]["value"] == {"dist_cfg": {"backend": None}}
+    assert shown["env_cfg"]["value"] == {"dist_cfg": {"backend": {"$unknown": "os.environ['B']"}}}
     (inner,) = shown["env_cfg"]["unknowns"]
     assert inner["key"] == "env_cfg.dist_cfg.backend"
     assert inner["source"] == "os.environ['B']"
@@ -102,3 +103,73 @@ def test_show_missing_config_is_a_diagnostic(tmp_path: Path) -> None:
     result = run_cli("show", "nothere.py", cwd=tmp_path)
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == "nothere.py:1:1: CL902 file not found\n"
+
+
+def test_show_key_inside_an_unknown_value_is_unknown(tmp_path: Path) -> None:
+    (tmp_path / "c.py").write_text(
+        "import os\nenv_cfg = os.environ.get('CFG')\n"
+        "model = dict(pipeline=[dict(type='X', root=os.getcwd())])\n"
+    )
+    keys = ["env_cfg.dist_cfg.backend", "model.pipeline.0.root", "model.pipeline.0.type"]
+    text = run_cli(
+        "show", *(f"--key={key}" for key in keys), "--key=model.pipeline.3", "c.py", cwd=tmp_path
+    )
+    assert text.exit_code == 0, text.stderr
+    assert text.stdout.splitlines() == [
+        "env_cfg.dist_cfg.backend = <unknown: os.environ.get('CFG')>",
+        "    unknown: call to `os.environ.get`, which cfglint does not run (`env_cfg` is unknown)",
+        "    set at c.py:2",
+        "model.pipeline.0.root = <unknown: os.getcwd()>",
+        "    unknown: call to `os.getcwd`, which cfglint does not run",
+        "    set at c.py:3",
+        "model.pipeline.0.type = 'X'",
+        "    set at c.py:3",
+        "model.pipeline.3: not set",
+    ]
+    shown = json.loads(run_cli("show", "--json", "--key", keys[0], "c.py", cwd=tmp_path).stdout)
+    entry = shown["c.py"][keys[0]]
+    assert (entry["unknown"], entry["source"], entry["unknown_at"]) == (
+        True,
+        "os.environ.get('CFG')",
+        "env_cfg",
+    )
+    assert entry["origin"] == {"path": "c.py", "line": 2, "column": 11}
+
+
+def test_show_refuses_an_empty_key(tmp_path: Path) -> None:
+    (tmp_path / "c.py").write_text("a = 1\n")
+    for key in ("", "a..b", "."):
+        result = run_cli("show", "--key", key, "c.py", cwd=tmp_path)
+        assert result.exit_code == 2 and result.stdout == ""
+        assert "argument --key: invalid key" in result.stderr
+
+
+def test_show_env_placeholders_take_their_default_whatever_the_shell_says(tmp_path: Path) -> None:
+    (tmp_path / "c.py").write_text(
+        "data_root = '{{$DATA:/data}}' + '/coco'\n"
+        "env_cfg = dict(dist_cfg=dict(backend='{{$BK:nccl}}'))\nplain = 1\n"
+    )
+    env = {**os.environ, "DATA": "/elsewhere", "BK": "gloo"}
+    shown = json.loads(run_cli("show", "--json", "c.py", cwd=tmp_path, env=env).stdout)["c.py"]
+    assert shown["data_root"]["value"] == "/data/coco"
+    assert shown["data_root"]["env_dependent"] is True
+    assert shown["env_cfg"]["value"] == {"dist_cfg": {"backend": "nccl"}}
+    assert shown["env_cfg"]["env_dependent"] is True
+    assert shown["env_cfg"]["env_dependent_keys"] == ["env_cfg.dist_cfg.backend"]
+    assert "env_dependent" not in shown["plain"]
+    text = run_cli("show", "c.py", cwd=tmp_path, env=env).stdout
+    assert (
+        "data_root = '/data/coco'\n    set at c.py:1  (from a {{$ENV:default}} placeholder" in text
+    )
+    assert "    env-dependent: env_cfg.dist_cfg.backend (from {{$ENV:default}}" in text
+
+
+def test_show_prints_text_a_terminal_cannot_encode(tmp_path: Path) -> None:
+    (tmp_path / "c.json").write_text('{"a": "\\ud83d", "b": "\\ud83d\\ude00"}')
+    shown = run_cli("show", "--json", "c.json", cwd=tmp_path)
+    assert shown.exit_code == 0, shown.stderr
+    assert json.loads(shown.stdout)["c.json"]["a"]["value"] == "\ud83d"
+    assert json.loads(shown.stdout)["c.json"]["b"]["value"] == "\U0001f600"
+    text = run_cli("show", "c.json", cwd=tmp_path)
+    assert text.exit_code == 0, text.stderr
+    assert text.stdout.startswith("a = '\\ud83d'\n")
