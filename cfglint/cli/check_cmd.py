@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from cfglint.cli import progress
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_argument
-from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes
+from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes, wants_fix
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.loader import Loader
 from cfglint.report import FORMATS, ReportContext, render, render_statistics
@@ -93,18 +94,28 @@ def run(args: argparse.Namespace) -> int:
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
+    write_errors: tuple[str, ...] = ()
     if want_fix:
         outcome = fix_until_stable(request, result, fix_request, write=not args.diff)
         for message in outcome.problems:
             print(f"cfglint: warning: {message}", file=sys.stderr)
+        for message in outcome.errors:
+            print(f"cfglint: error: {message}", file=sys.stderr)
         if args.diff:
             sys.stdout.write(outcome.diff)
             return _exit_code_for_diff(result, outcome.diff)
         fixed_count = outcome.fixed_count
+        write_errors = outcome.errors
         result = outcome.final
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
-    violations = planned_fixes(result, fix_request, with_edits=with_edits)
+    violations = planned_fixes(result, fix_request, paths, with_edits=with_edits)
+    if want_fix:
+        # What the fix loop could not fix is not fixable, whatever a plan says.
+        violations = [
+            replace(violation, fix=None) if wants_fix(violation, fix_request) else violation
+            for violation in violations
+        ]
     context = ReportContext(
         cwd=Path.cwd(),
         rules=all_rule_infos(),
@@ -119,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_statistics(violations, context))
     else:
         sys.stdout.write(render(violations, args.output_format, context))
+    if write_errors:
+        return EXIT_ERROR
     return _exit_code(args, result, fixed_count)
 
 
