@@ -55,19 +55,10 @@ def _offsets(doc: TextDoc, positions: Positions, node: cst.CSTNode) -> tuple[int
     return start, end
 
 
-# Renders a parenthesis with its inner whitespace; any module can render any node.
-_CODEGEN = cst.Module(body=[])
-
-
 def core_offsets(doc: TextDoc, positions: Positions, node: cst.CSTNode) -> tuple[int, int]:
-    """Offsets of an expression without its parentheses: what Python's ``ast`` (and so the
-    loader's spans) calls the expression."""
-    start, end = _offsets(doc, positions, node)
-    for paren in getattr(node, "lpar", ()):
-        start += len(_CODEGEN.code_for_node(paren))
-    for paren in getattr(node, "rpar", ()):
-        end -= len(_CODEGEN.code_for_node(paren))
-    return start, end
+    """Offsets of an expression without its parentheses (libcst's syntactic position leaves
+    them out): what Python's ``ast``, and so the loader's spans, call the expression."""
+    return _offsets(doc, positions, node)
 
 
 def _comma_end(doc: TextDoc, positions: Positions, comma: object) -> int | None:
