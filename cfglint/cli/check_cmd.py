@@ -87,26 +87,28 @@ def run(args: argparse.Namespace) -> int:
     paths = tuple(args.paths) or (Path("."),)
     request = CheckRequest(paths, args.target, args.select, tuple(args.ignore))
     want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
-    loader = Loader()
     show_progress = args.output_format == "text" and not args.diff
-    with progress.bar(enabled=show_progress) as advance:
-        result = run_check(request, loader, progress=advance)
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
     write_errors: tuple[str, ...] = ()
     if want_fix:
-        outcome = fix_until_stable(request, result, fix_request, write=not args.diff)
+        # Handed over, not kept here: the fix loop lets the first check's trees go early.
+        outcome = fix_until_stable(
+            request, _check(request, show_progress), fix_request, write=not args.diff
+        )
         for message in outcome.problems:
             print(f"cfglint: warning: {message}", file=sys.stderr)
         for message in outcome.errors:
             print(f"cfglint: error: {message}", file=sys.stderr)
+        result = outcome.final
         if args.diff:
             sys.stdout.write(outcome.diff)
             return _exit_code_for_diff(result, outcome.diff)
         fixed_count = outcome.fixed_count
         write_errors = outcome.errors
-        result = outcome.final
+    else:
+        result = _check(request, show_progress)
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
     violations = planned_fixes(result, fix_request, paths, with_edits=with_edits)
@@ -133,6 +135,11 @@ def run(args: argparse.Namespace) -> int:
     if write_errors:
         return EXIT_ERROR
     return _exit_code(args, result, fixed_count)
+
+
+def _check(request: CheckRequest, show_progress: bool) -> CheckResult:
+    with progress.bar(enabled=show_progress) as advance:
+        return run_check(request, Loader(), progress=advance)
 
 
 def _exit_code_for_diff(result: CheckResult, diff: str) -> int:

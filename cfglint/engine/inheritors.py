@@ -102,20 +102,19 @@ class ProjectIndex:
             return "the settings exclude it"
         return unwritable_reason(file)
 
-    def reload(self, files: set[Path]) -> dict[Path, tuple[ResolvedConfig, ResolvedConfig | None]]:
-        """Unchecked configs reading any of ``files``: (as before, as now: None if it no longer
-        resolves). The index keeps the new trees."""
+    def reload(self, files: set[Path]) -> dict[Path, ResolvedConfig | None]:
+        """Unchecked configs reading any of ``files`` resolved again (None: no longer resolves),
+        by real path. The index keeps the new trees."""
         loader = Loader()
-        changed: dict[Path, tuple[ResolvedConfig, ResolvedConfig | None]] = {}
+        now: dict[Path, ResolvedConfig | None] = {}
         for key, before in list(self.trees.items()):
             if not files & self.configs[key].files:
                 continue
             loaded = loader.load(before.path)
-            after = loaded if isinstance(loaded, ResolvedConfig) else None
-            changed[key] = (before, after)
-            if after is not None:
-                self.trees[key] = after
-        return changed
+            now[key] = loaded if isinstance(loaded, ResolvedConfig) else None
+            if isinstance(loaded, ResolvedConfig):
+                self.trees[key] = loaded
+        return now
 
 
 def _roots(result: CheckResult, paths: Sequence[Path]) -> tuple[Path, ...]:

@@ -346,6 +346,6 @@ def test_a_leaf_inherited_by_a_config_of_another_target_is_not_changed(tmp_path:
     assert "Fixed" not in result.stdout and "Found 1 error." in result.stdout
     assert snapshot(tmp_path) == before
     assert (
-        "cfglint: warning: l0.py: fix reverted: it would also change "
-        "`env_cfg.dist_cfg.backend` of l1.py\n"
+        "cfglint: warning: l0.py: fix reverted: it would also change `env_cfg.dist_cfg` of "
+        "l1.py\n"
     ) in result.stderr
