@@ -303,9 +303,7 @@ def planned_fixes(
         placer = Placer(result, index, request.placement, writing=False)
         return [
             replace(violation, fix=Fix(intent.message, intent.applicability, ()))
-            if (intent := violation.fix_intent) is not None
-            and (candidates := placer.candidates(violation)).placements
-            and candidates.conflict is None
+            if (intent := violation.fix_intent) is not None and placer.placeable(violation)
             else replace(violation, fix=None)
             for violation in result.violations
         ]

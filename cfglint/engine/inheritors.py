@@ -9,6 +9,7 @@ through a symlinked folder is one file.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -30,7 +31,9 @@ _INSTALLED = frozenset({"site-packages", "dist-packages"})
 _INHERITS = re.compile(r"_base_|read_base")
 
 
+@functools.lru_cache(maxsize=65536)
 def real(path: Path) -> Path:
+    """The path with symlinks resolved (a run asks for the same few thousand paths often)."""
     return Path(os.path.realpath(path))
 
 
@@ -50,32 +53,60 @@ class ProjectIndex:
     """
 
     def __init__(self, result: CheckResult, paths: Sequence[Path]) -> None:
-        self.roots = _roots(result, paths)
-        self.configs: dict[Path, ProjectConfig] = {}
-        self.trees: dict[Path, ResolvedConfig] = {}  # unchecked configs as resolved now
+        # Built on the first question: a report that only needs leaf overrides never walks
+        # the project.
+        self._result: CheckResult | None = result
+        self._paths = tuple(paths)
+        self._roots: tuple[Path, ...] = ()
+        self._configs: dict[Path, ProjectConfig] = {}
+        self._trees: dict[Path, ResolvedConfig] = {}
+        self._checked: set[Path] = set()
+        self._by_file: dict[Path, list[ProjectConfig]] = {}
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        self._build()
+        return self._roots
+
+    @property
+    def configs(self) -> dict[Path, ProjectConfig]:
+        self._build()
+        return self._configs
+
+    @property
+    def trees(self) -> dict[Path, ResolvedConfig]:
+        """The configs that were not checked, as resolved now, by real path."""
+        self._build()
+        return self._trees
+
+    def _build(self) -> None:
+        result = self._result
+        if result is None:
+            return
+        self._result = None  # the index keeps no checked config's tree
+        self._roots = _roots(result, self._paths)
         self._checked = {real(path) for path in result.resolved}
         for path, resolved in result.resolved.items():
             if not is_fragment(resolved):
                 self._add(path, resolved, result.targets.get(path), checked=True)
-        inherited = {file for config in self.configs.values() for file in config.files}
+        inherited = {file for config in self._configs.values() for file in config.files}
         loader = Loader()
         for path in self._candidates(inherited):
             loaded = loader.load(path)
             if isinstance(loaded, ResolvedConfig) and not is_fragment(loaded):
                 self._add(path, loaded, _own_target(path), checked=False)
-                self.trees[real(path)] = loaded
-        self._by_file: dict[Path, list[ProjectConfig]] = {}
-        for config in self.configs.values():
+                self._trees[real(path)] = loaded
+        for config in self._configs.values():
             for file in config.files:
                 self._by_file.setdefault(file, []).append(config)
 
     def _add(self, path: Path, resolved: ResolvedConfig, target: str | None, checked: bool) -> None:
         files = frozenset(real(file) for file in resolved.files)
-        self.configs.setdefault(real(path), ProjectConfig(path, files, target, checked))
+        self._configs.setdefault(real(path), ProjectConfig(path, files, target, checked))
 
     def _candidates(self, inherited: set[Path]) -> Iterator[Path]:
-        seen = set(self.configs)
-        for root in self.roots:
+        seen = set(self._configs)
+        for root in self._roots:
             for path in _walk(root):
                 key = real(path)
                 if key in seen:
@@ -86,6 +117,7 @@ class ProjectIndex:
 
     def inheritors(self, file: Path) -> list[ProjectConfig]:
         """Every config of the project whose resolution reads ``file`` (itself included)."""
+        self._build()
         return self._by_file.get(real(file), [])
 
     def not_editable(self, file: Path) -> str | None:
@@ -108,12 +140,12 @@ class ProjectIndex:
         loader = Loader()
         now: dict[Path, ResolvedConfig | None] = {}
         for key, before in list(self.trees.items()):
-            if not files & self.configs[key].files:
+            if not files & self._configs[key].files:
                 continue
             loaded = loader.load(before.path)
             now[key] = loaded if isinstance(loaded, ResolvedConfig) else None
             if isinstance(loaded, ResolvedConfig):
-                self.trees[key] = loaded
+                self._trees[key] = loaded
         return now
 
 

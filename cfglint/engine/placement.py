@@ -105,6 +105,25 @@ class Placer:
             found.reasons.append(str(error))
         return found
 
+    def placeable(self, violation: Violation) -> bool:
+        """Whether some placement exists (a leaf override first: it needs no project walk)."""
+        if self._mode == "origin":  # where a conflict means no fix at all
+            candidates = self.candidates(violation)
+            return bool(candidates.placements) and candidates.conflict is None
+        found = Candidates()
+        try:
+            self._in_leaves(violation, found)
+            return True
+        except _NotPlaceable:
+            pass
+        if self._mode == "leaf":
+            return False
+        try:
+            self._at_origin(violation, found)
+        except _NotPlaceable:
+            return False
+        return found.conflict is None
+
     def other_targets(self, file: Path, target: str | None) -> list[ProjectConfig]:
         """Configs inheriting ``file`` whose target is not ``target`` (or unknown)."""
         return [
