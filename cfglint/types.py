@@ -217,6 +217,20 @@ class KeyChange:
 
 
 @dataclass(frozen=True, slots=True)
+class SpanChange:
+    """Change the value written at ``span`` (an expression in that file): set ``key`` under it
+    (``()``: the value itself) to a literal value, or remove it.
+
+    How a fix reaches a value the config takes through a variable, ``_base_.x``, ``.update()`` or
+    an item assignment: the loader's origin says where the literal is written.
+    """
+
+    span: Span
+    key: tuple[str, ...]
+    value: object  # as in KeyChange
+
+
+@dataclass(frozen=True, slots=True)
 class FixIntent:
     """What a fix means, independent of which file it lands in."""
 

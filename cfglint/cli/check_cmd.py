@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from cfglint.cli import progress
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_argument
-from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes
+from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes, wants_fix
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.loader import Loader
 from cfglint.paths import git_work_tree
@@ -98,25 +99,37 @@ def run(args: argparse.Namespace) -> int:
     paths = tuple(args.paths) or (Path("."),)
     request = CheckRequest(paths, args.target, args.select, tuple(args.ignore), args.force_exclude)
     want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
-    loader = Loader()
     show_progress = args.output_format == "text" and not args.diff
-    with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
-        result = run_check(request, loader, progress=advance)
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
+    write_errors: tuple[str, ...] = ()
     if want_fix:
-        outcome = fix_until_stable(request, result, fix_request, write=not args.diff)
+        # Handed over, not kept here: the fix loop lets the first check's trees go early.
+        outcome = fix_until_stable(
+            request, _check(request, show_progress), fix_request, write=not args.diff
+        )
         for message in outcome.problems:
             print(f"cfglint: warning: {message}", file=sys.stderr)
+        for message in outcome.errors:
+            print(f"cfglint: error: {message}", file=sys.stderr)
+        result = outcome.final
         if args.diff:
             sys.stdout.write(outcome.diff)
             return _exit_code_for_diff(result, outcome.diff)
         fixed_count = outcome.fixed_count
-        result = outcome.final
+        write_errors = outcome.errors
+    else:
+        result = _check(request, show_progress)
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
-    violations = planned_fixes(result, fix_request, with_edits=with_edits)
+    violations = planned_fixes(result, fix_request, paths, with_edits=with_edits)
+    if want_fix:
+        # What the fix loop could not fix is not fixable, whatever a plan says.
+        violations = [
+            replace(violation, fix=None) if wants_fix(violation, fix_request) else violation
+            for violation in violations
+        ]
     context = ReportContext(
         cwd=Path.cwd(),
         rules=all_rule_infos(),
@@ -138,12 +151,19 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_statistics(violations, context))
     else:
         sys.stdout.write(render(violations, args.output_format, context))
+    if write_errors:
+        return EXIT_ERROR
     return _exit_code(args, result, fixed_count)
 
 
 def _github_workspace() -> Path | None:
     workspace = os.environ.get("GITHUB_WORKSPACE")
     return Path(workspace) if workspace else None
+
+
+def _check(request: CheckRequest, show_progress: bool) -> CheckResult:
+    with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
+        return run_check(request, Loader(), progress=advance)
 
 
 def _exit_code_for_diff(result: CheckResult, diff: str) -> int:

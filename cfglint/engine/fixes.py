@@ -1,221 +1,345 @@
-"""Place each violation's fix in concrete files, apply the fixes, repeat until stable."""
+"""Apply the fixes round by round, verify each round, repeat until nothing changes.
+
+Each round is planned (fix_plan.py), written, and every config reading an edited file is
+resolved again. A file whose edits did not give their configs the intended values, or changed
+any other key of any config reading it (a CUDA config sharing a base, say), is put back, and
+the fixes that used it take their next placement in the next round.
+"""
 
 from __future__ import annotations
 
-import difflib
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cfglint import fix as fix_engine
+from cfglint.engine.fix_plan import (
+    Blocked,
+    FileEdit,
+    FixRequest,
+    Plan,
+    ViolationId,
+    identity,
+    plan_round,
+    wants_fix,
+)
 from cfglint.engine.placement import Placement, Placer
-from cfglint.engine.run import CheckRequest, CheckResult, run_check
+from cfglint.engine.project_index import ProjectIndex, real
+from cfglint.engine.run import CheckRequest, CheckResult, is_fragment, run_check
+from cfglint.engine.verify import Baseline, Expectation
 from cfglint.loader import Loader
 from cfglint.paths import display_path
-from cfglint.settings import FixPlacement
-from cfglint.types import Applicability, Fix, KeyChange, TextEdit, Violation
+from cfglint.types import REMOVE, Fix, KeyChange, ResolvedConfig, Span, TextEdit, Violation
+
+__all__ = ["FixOutcome", "FixRequest", "fix_until_stable", "planned_fixes", "wants_fix"]
 
 MAX_ROUNDS = 5
 
 
 @dataclass(frozen=True, slots=True)
-class FixRequest:
-    placement: FixPlacement
-    unsafe: bool
-    cli_target: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class FixOutcome:
     final: CheckResult
+    # Violations of the first check that are gone after the fixes.
     fixed_count: int
     diff: str
-    problems: tuple[str, ...]
-
-
-def _read(path: Path) -> str:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return stream.read()
-
-
-class _EditCache:
-    """Edits per (file, changes) for one round: a file is parsed once however many
-    violations place a fix in it. Files in `blocked` are never edited."""
-
-    def __init__(self, blocked: frozenset[Path] = frozenset()) -> None:
-        self._cache: dict[tuple[Path, str], tuple[TextEdit, ...] | Exception] = {}
-        self.blocked = blocked
-
-    def edits(self, path: Path, changes: Sequence[KeyChange]) -> tuple[TextEdit, ...]:
-        if path in self.blocked:
-            raise fix_engine.FixNotApplicable("an earlier fix here broke another config")
-        key = (path, repr(changes))
-        if key not in self._cache:
-            try:
-                self._cache[key] = fix_engine.edits_for_file(path, _read(path), changes)
-            except (fix_engine.FixNotApplicable, OSError, UnicodeDecodeError) as error:
-                self._cache[key] = error
-        found = self._cache[key]
-        if isinstance(found, Exception):
-            raise found
-        return found
-
-    def placement_edits(self, placement: Placement) -> tuple[TextEdit, ...]:
-        return tuple(edit for path, changes in placement for edit in self.edits(path, changes))
-
-
-def _fix_for(
-    violation: Violation, placer: Placer, cache: _EditCache
-) -> tuple[Fix | None, Placement, str | None]:
-    intent = violation.fix_intent
-    if intent is None:
-        return None, [], None
-    reason: str | None = None
-    for placement in placer.candidates(violation):
-        try:
-            edits = cache.placement_edits(placement)
-        except (fix_engine.FixNotApplicable, OSError, UnicodeDecodeError) as error:
-            reason = f"{violation.span.display()}: {violation.code}: cannot place fix: {error}"
-            continue
-        return Fix(intent.message, intent.applicability, edits), placement, None
-    return None, [], reason
-
-
-def planned_fixes(
-    result: CheckResult, request: FixRequest, *, with_edits: bool = True
-) -> list[Violation]:
-    """The violations with their `fix` filled in, for reports.
-
-    Without `with_edits` a fix carries its message and applicability but no edits: enough for
-    the `[*]` marks and help lines of the text formats, without parsing every file with libcst.
-    """
-    if not with_edits:
-        return [
-            replace(violation, fix=Fix(intent.message, intent.applicability, ()))
-            if (intent := violation.fix_intent) is not None
-            else violation
-            for violation in result.violations
-        ]
-    cache = _EditCache()
-    placer = Placer(result, request.placement, request.cli_target)
-    return [
-        replace(violation, fix=_fix_for(violation, placer, cache)[0])
-        for violation in result.violations
-    ]
-
-
-@dataclass(frozen=True, slots=True)
-class _Round:
-    contents: dict[Path, tuple[str, str]]  # path -> (old text, new text)
-    fixed: int
-    problems: list[str]
-
-
-def _new_contents(result: CheckResult, request: FixRequest, blocked: frozenset[Path]) -> _Round:
-    """Every applicable fix, grouped per file so each file gets one consistent set of edits."""
-    cache = _EditCache(blocked)
-    placer = Placer(result, request.placement, request.cli_target)
-    changes_by_file: dict[Path, list[KeyChange]] = defaultdict(list)
-    fixed = 0
-    problems: list[str] = []
-    for violation in result.violations:
-        intent = violation.fix_intent
-        if intent is None or not (intent.applicability is Applicability.SAFE or request.unsafe):
-            continue
-        candidates = placer.candidates(violation)
-        if len(candidates) == 1:
-            # No fallback to choose: the per-file pass below parses the file once for all.
-            placement = candidates[0]
-        else:
-            fix, placement, reason = _fix_for(violation, placer, cache)
-            if reason is not None:
-                problems.append(reason)
-            if fix is None:
-                continue
-        fixed += 1
-        for path, changes in placement:
-            changes_by_file[path].extend(changes)
-    contents: dict[Path, tuple[str, str]] = {}
-    for path, file_changes in changes_by_file.items():
-        old = _read(path)
-        try:
-            new = fix_engine.apply_text_edits(old, cache.edits(path, _unique(file_changes)))
-        except (fix_engine.FixNotApplicable, fix_engine.OverlappingEditsError) as error:
-            problems.append(f"{path}: fixes not applied: {error}")
-            continue
-        invalid = fix_engine.check_still_valid(path, new)
-        if invalid is not None:
-            problems.append(f"{path}: fixes reverted, the result would not parse: {invalid}")
-            continue
-        if new != old:
-            contents[path] = (old, new)
-    return _Round(contents, fixed, problems)
-
-
-def _unique(changes: Sequence[KeyChange]) -> list[KeyChange]:
-    seen: dict[tuple[str, ...], KeyChange] = {}
-    for change in changes:
-        seen.setdefault(change.key, change)
-    return list(seen.values())
-
-
-def _diff(contents: dict[Path, tuple[str, str]]) -> str:
-    chunks: list[str] = []
-    for path in sorted(contents):
-        old, new = contents[path]
-        chunks.extend(
-            difflib.unified_diff(
-                old.splitlines(keepends=True),
-                new.splitlines(keepends=True),
-                fromfile=f"a/{display_path(path)}",
-                tofile=f"b/{display_path(path)}",
-            )
-        )
-    return "".join(chunks)
-
-
-def _broken_by(before: CheckResult, after: CheckResult, written: set[Path]) -> set[Path]:
-    """Written files behind configs that resolved before the round and no longer do.
-
-    A fix can be valid Python and still break a config that inherits the file: a new
-    top-level key that another base of the same config also defines is an MMEngine error.
-    """
-    culprits: set[Path] = set()
-    for config, resolved in before.resolved.items():
-        if config not in after.resolved:
-            culprits.update(written.intersection(resolved.files))
-    return culprits
+    problems: tuple[str, ...]  # warnings: a fix not applied, reverted, or placed with a caveat
+    errors: tuple[str, ...] = ()  # files that could not be written (exit code 2)
 
 
 def fix_until_stable(
     request: CheckRequest, result: CheckResult, fix_request: FixRequest, *, write: bool
 ) -> FixOutcome:
+    index = ProjectIndex(result, request.paths)
+    blocked: Blocked = set()
     if not write:
-        planned = _new_contents(result, fix_request, frozenset())
-        return FixOutcome(result, 0, _diff(planned.contents), tuple(planned.problems))
-    fixed_total = 0
-    problems: list[str] = []
-    blocked: set[Path] = set()
-    for _round in range(MAX_ROUNDS):
-        planned = _new_contents(result, fix_request, frozenset(blocked))
-        problems.extend(planned.problems)
-        if not planned.contents:
-            return FixOutcome(result, fixed_total, "", tuple(dict.fromkeys(problems)))
-        for path, (_old, new) in planned.contents.items():
-            fix_engine.write_atomic(path, new)
-        after = run_check(request, Loader())
-        broken = _broken_by(result, after, set(planned.contents))
-        if broken:
-            for path in sorted(broken):
-                fix_engine.write_atomic(path, planned.contents[path][0])
-                problems.append(
-                    f"{path}: fix reverted: it made a config that inherits this file "
-                    "fail to resolve"
-                )
-            blocked.update(broken)
-            after = run_check(request, Loader())
-        fixed_total += planned.fixed
-        result = after
-    problems.append(f"fixes did not converge after {MAX_ROUNDS} rounds; check the output")
-    return FixOutcome(result, fixed_total, "", tuple(dict.fromkeys(problems)))
+        plan = plan_round(result, index, fix_request, blocked, writing=False)
+        return FixOutcome(result, 0, plan.diff(), tuple(dict.fromkeys(plan.problems)))
+    fixable = _fixable(result, fix_request)
+    notes = _Notes()
+    errors: list[str] = []
+    for round_number in range(MAX_ROUNDS + 1):
+        plan = plan_round(result, index, fix_request, blocked, writing=True)
+        notes.extend(plan.problems)
+        errors.extend(plan.errors)
+        if not plan.files:
+            break
+        if round_number == MAX_ROUNDS:
+            notes.add(f"fixes did not converge after {MAX_ROUNDS} rounds; check the output")
+            break
+        baselines = _baselines(result, index, plan, fix_request)
+        # The resolved trees of this round may go: only the baselines are compared.
+        del result
+        written = _write(plan, errors, blocked)
+        result = _verified_round(request, index, plan, written, baselines, blocked, notes)
+    return FixOutcome(
+        result,
+        _fixed_count(fixable, result),
+        "",
+        notes.remaining(result),
+        tuple(dict.fromkeys(errors)),
+    )
+
+
+class _Notes:
+    """Warnings for the user. A note about a fix that was reverted is dropped when a later
+    round fixed the violation some other way."""
+
+    def __init__(self) -> None:
+        self._notes: dict[str, set[ViolationId] | None] = {}
+
+    def add(self, message: str, about: set[ViolationId] | None = None) -> None:
+        self._notes.setdefault(message, about)
+
+    def extend(self, messages: Sequence[str]) -> None:
+        for message in messages:
+            self.add(message)
+
+    def remaining(self, final: CheckResult) -> tuple[str, ...]:
+        left = {identity(violation) for violation in final.violations}
+        return tuple(
+            message for message, about in self._notes.items() if about is None or about & left
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Watched:
+    """A config that reads a file the round edits, as it resolved before the round."""
+
+    path: Path
+    files: frozenset[Path]  # real paths
+    baseline: Baseline
+    checked: bool
+
+
+@dataclass
+class _Expectations:
+    """What the round may change, per config (real path), and in every config reading a file
+    that `--fix-placement origin` edits."""
+
+    per_config: dict[Path, Expectation]
+    origin_files: set[Path]
+    origin_keys: tuple[tuple[str, ...], ...]
+
+    def of(self, config: Path, files: frozenset[Path]) -> Expectation:
+        expectation = self.per_config.get(config, Expectation())
+        if files & self.origin_files:
+            allowed = (*expectation.allowed, *self.origin_keys)
+            expectation = replace(expectation, allowed=allowed)
+        return expectation
+
+
+def _expectations(plan: Plan, request: FixRequest) -> _Expectations:
+    allowed: dict[Path, list[tuple[str, ...]]] = {}
+    intended: dict[Path, list[KeyChange]] = {}
+    replaced: dict[Path, set[Span]] = {}
+    origin_files: set[Path] = set()
+    origin_keys: list[tuple[str, ...]] = []
+    for violation, placement in plan.chosen:
+        intent = violation.fix_intent
+        assert intent is not None
+        edited = [entry for entry in placement.files if _carried(plan, violation, entry.path)]
+        if not edited:
+            continue
+        keys = [change.key for change in intent.changes]
+        spans = {
+            change.span
+            for entry in edited
+            for change in entry.anchored
+            if not change.key and change.value is not REMOVE
+        }
+        for config in violation.configs:
+            key = real(config)
+            allowed.setdefault(key, []).extend(keys)
+            replaced.setdefault(key, set()).update(spans)
+            if len(edited) == len(placement.files):
+                intended.setdefault(key, []).extend(intent.changes)
+        if request.placement == "origin" and placement.kind == "origin":
+            # Asked for: the value changes for every config reading the file.
+            origin_files.update(real(entry.path) for entry in edited)
+            origin_keys.extend(keys)
+    per_config = {
+        config: Expectation(
+            tuple(keys), tuple(intended.get(config, ())), frozenset(replaced[config])
+        )
+        for config, keys in allowed.items()
+    }
+    return _Expectations(per_config, origin_files, tuple(origin_keys))
+
+
+def _carried(plan: Plan, violation: Violation, path: Path) -> bool:
+    file_edit = plan.files.get(real(path))
+    return file_edit is not None and file_edit.carries(violation)
+
+
+def _baselines(
+    result: CheckResult, index: ProjectIndex, plan: Plan, request: FixRequest
+) -> dict[Path, _Watched]:
+    """Every launched config that reads a file of the plan, reduced to what must not change."""
+    edited = set(plan.files)
+    expectations = _expectations(plan, request)
+    configs: list[tuple[Path, ResolvedConfig, bool]] = [
+        (path, config, True) for path, config in result.resolved.items() if not is_fragment(config)
+    ]
+    configs.extend((tree.path, tree, False) for tree in index.trees.values())
+    touched = frozenset(
+        change.key[0]
+        for violation, _placement in plan.chosen
+        if violation.fix_intent is not None
+        for change in violation.fix_intent.changes
+    )
+    watched: dict[Path, _Watched] = {}
+    for path, config, checked in configs:
+        files = frozenset(real(file) for file in config.files)
+        if files & edited:
+            expectation = expectations.of(real(path), files)
+            baseline = Baseline(config.root, expectation, touched)
+            watched[real(path)] = _Watched(path, files, baseline, checked)
+    return watched
+
+
+def _write(plan: Plan, errors: list[str], blocked: Blocked) -> dict[Path, FileEdit]:
+    written: dict[Path, FileEdit] = {}
+    for key, file_edit in plan.files.items():
+        try:
+            fix_engine.write_atomic(file_edit.path, file_edit.new)
+        except OSError as error:
+            errors.append(f"cannot write {display_path(file_edit.path)}: {error.strerror or error}")
+            _block(plan, file_edit, blocked)
+            continue
+        written[key] = file_edit
+    return written
+
+
+def _block(plan: Plan, file_edit: FileEdit, blocked: Blocked) -> None:
+    """The fixes that edited this file take their next placement in the next round."""
+    for violation, placement in plan.chosen:
+        if file_edit.carries(violation):
+            blocked.add((identity(violation), placement.kind))
+
+
+def _verified_round(
+    request: CheckRequest,
+    index: ProjectIndex,
+    plan: Plan,
+    written: dict[Path, FileEdit],
+    baselines: dict[Path, _Watched],
+    blocked: Blocked,
+    notes: _Notes,
+) -> CheckResult:
+    """The check after the round, with every file whose edits broke a config put back."""
+    after = run_check(request, Loader())
+    unchecked = index.reload(set(written))
+    culprits: dict[Path, str] = {}
+    for key, watched in baselines.items():
+        edited = watched.files & set(written)
+        if not edited:
+            continue
+        now = after.resolved.get(watched.path) if watched.checked else unchecked.get(key)
+        shown = display_path(watched.path)
+        if now is None:
+            reason: str | None = f"it made {shown} fail to resolve"
+        else:
+            found = watched.baseline.problem(now.root)
+            reason = None if found is None else f"{found} of {shown}"
+        if reason is not None:
+            for file in sorted(edited):
+                culprits.setdefault(file, reason)
+    if not culprits:
+        return after
+    for file, reason in culprits.items():
+        file_edit = written[file]
+        fix_engine.write_atomic(file_edit.path, file_edit.old)
+        about = {identity(violation) for violation, _entry in file_edit.accepted}
+        notes.add(f"{display_path(file_edit.path)}: fix reverted: {reason}", about)
+        _block(plan, file_edit, blocked)
+    del after
+    index.reload(set(culprits))
+    return run_check(request, Loader())
+
+
+# What a fixable violation is about, for every config it applies to: spans move as files
+# change; code, target, key and config do not.
+_About = tuple[str, str | None, str | None, Path]
+
+
+def _fixable(result: CheckResult, request: FixRequest) -> list[set[_About]]:
+    return [
+        {(v.code, v.target, v.key, real(config)) for config in v.configs}
+        for v in result.violations
+        if wants_fix(v, request)
+    ]
+
+
+def _fixed_count(fixable: list[set[_About]], final: CheckResult) -> int:
+    """How many of the first check's fixable violations are gone, for every config."""
+    remaining = {
+        (violation.code, violation.target, violation.key, real(config))
+        for violation in final.violations
+        for config in violation.configs
+    }
+    return sum(1 for about in fixable if not about & remaining)
+
+
+def planned_fixes(
+    result: CheckResult,
+    request: FixRequest,
+    paths: Sequence[Path] = (),
+    *,
+    with_edits: bool = True,
+) -> list[Violation]:
+    """The violations with their `fix` filled in, for reports.
+
+    Without `with_edits` a fix carries its message and applicability but no edits: enough for
+    the `[*]` marks and help lines of the text formats, without parsing every file with libcst
+    (a violation gets one when some placement exists for it; whether its edits can be made is
+    only known with edits).
+    With edits, each fix is what cfglint's own `fix` would write for it, computed together with
+    the other fixes in the same file: where two fixes edit the same place (two overrides of
+    `env_cfg` in one leaf), each carries the one combined edit, so that applying either or both
+    gives a correct file.
+    """
+    index = ProjectIndex(result, paths)
+    if not with_edits:
+        placer = Placer(result, index, request.placement, writing=False)
+        return [
+            replace(violation, fix=Fix(intent.message, intent.applicability, ()))
+            if (intent := violation.fix_intent) is not None and placer.placeable(violation)
+            else replace(violation, fix=None)
+            for violation in result.violations
+        ]
+    everything = FixRequest(request.placement, unsafe=True, cli_target=request.cli_target)
+    plan = plan_round(result, index, everything, set(), writing=False)
+    placed = {id(violation): placement for violation, placement in plan.chosen}
+    out = []
+    for violation in result.violations:
+        intent = violation.fix_intent
+        placement = placed.get(id(violation))
+        if intent is None or placement is None:
+            out.append(replace(violation, fix=None))
+            continue
+        edits = _published_edits(violation, placement, plan)
+        out.append(replace(violation, fix=Fix(intent.message, intent.applicability, edits)))
+    return out
+
+
+def _published_edits(
+    violation: Violation, placement: Placement, plan: Plan
+) -> tuple[TextEdit, ...]:
+    edits: list[TextEdit] = []
+    for entry in placement.files:
+        own = plan.own[(id(violation), real(entry.path))]
+        combined = plan.files.get(real(entry.path))
+        if combined is None or not combined.carries(violation):
+            edits.extend(own)
+            continue
+        edits.extend(edit for edit in combined.edits if any(_touch(edit, mine) for mine in own))
+    return tuple(dict.fromkeys(edits))
+
+
+def _touch(left: TextEdit, right: TextEdit) -> bool:
+    """Whether two edits overlap or insert at the same place."""
+    a, b = left.span, right.span
+    return (a.line, a.column) <= (b.end_line, b.end_column) and (b.line, b.column) <= (
+        a.end_line,
+        a.end_column,
+    )

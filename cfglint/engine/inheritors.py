@@ -19,11 +19,11 @@ from pathlib import Path
 
 from cfglint.discover import is_base_file, walk_files
 from cfglint.loader import Loader
+from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import git_work_tree
 from cfglint.settings import settings_for
 from cfglint.types import LoadResult
 
-CONFIG_SUFFIXES = frozenset({".py", ".yaml", ".yml", ".json"})
 # Larger files are data, not configs (the loader refuses files over 10 MB anyway).
 _MAX_SCANNED_BYTES = 1024 * 1024
 # A config path as a `_base_` entry writes it: './x.py', '../_base_/a/b.yaml', 'pkg::c/d.py'.

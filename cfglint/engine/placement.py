@@ -1,82 +1,344 @@
-"""Where a fix goes: the file that sets the value, or an override in each leaf config."""
+"""Where a fix goes: where the value is written, or an override in each leaf config.
+
+`auto` edits the file that writes the value (a shared `_base_` file, often) when that file belongs
+to the project and every config of the project inheriting it has the violation's target;
+otherwise each leaf config gets an override that MMEngine merges over its bases. `origin` always
+edits where the value is written (refusing a value two inheriting targets need differently);
+`leaf` always writes overrides. The fix loop (fixes.py) verifies each placement afterwards.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from cfglint.discover import leaves_under
-from cfglint.engine.run import CheckResult, is_fragment
+from cfglint.engine.project_index import ProjectConfig, ProjectIndex, real
+from cfglint.engine.run import CheckResult
 from cfglint.errors import UserError
+from cfglint.fix import unwritable_reason
 from cfglint.loader import Loader
-from cfglint.settings import FixPlacement, settings_for, target_name_for
-from cfglint.types import KeyChange, ResolvedConfig, Violation
+from cfglint.paths import display_path
+from cfglint.settings import FixPlacement, settings_for
+from cfglint.targets import TargetRegistry
+from cfglint.types import (
+    REMOVE,
+    ConfigNode,
+    DictNode,
+    KeyChange,
+    ResolvedConfig,
+    SpanChange,
+    UnknownNode,
+    UnknownValueError,
+    Violation,
+    to_python,
+)
 
-Placement = list[tuple[Path, tuple[KeyChange, ...]]]
+DELETE_KEY = "_delete_"
+PlacementKind = Literal["origin", "leaf"]
 
 
 @dataclass(frozen=True, slots=True)
-class _ProjectConfig:
-    files: frozenset[Path]
-    target: str | None  # None: no target can be found, so it never "shares" one
+class FileChanges:
+    """Changes for one file: keys from its top level, and changes at values it writes."""
+
+    path: Path
+    changes: tuple[KeyChange, ...] = ()
+    anchored: tuple[SpanChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    kind: PlacementKind
+    files: tuple[FileChanges, ...]
+
+
+@dataclass
+class Candidates:
+    """Placements for one violation, best first, and why others were left out."""
+
+    placements: list[Placement] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    # The fix is for a file this run cannot write: one line each, and exit code 2.
+    errors: list[str] = field(default_factory=list)
+    # Configs of two targets need different values where the value is written (origin mode).
+    conflict: str | None = None
+
+
+class _NotPlaceable(Exception):
+    """Why one placement is impossible (one line)."""
+
+
+def _dotted(key: tuple[str, ...]) -> str:
+    return ".".join(key)
 
 
 class Placer:
-    """Decides placements for one check result.
+    """Placements for the violations of one check result."""
 
-    A shared base is edited only when every config that inherits it has the violation's
-    target: the checked ones, and, where the project has settings, every other config under the
-    project root too (a CUDA config that shares the base must never change because only the
-    T20 configs were named on the command line).
-    """
-
-    def __init__(self, result: CheckResult, mode: FixPlacement, cli_target: str | None) -> None:
+    def __init__(
+        self, result: CheckResult, index: ProjectIndex, mode: FixPlacement, *, writing: bool
+    ) -> None:
         self._result = result
+        self._index = index
         self._mode = mode
-        self._cli_target = cli_target
-        self._projects: dict[Path, list[_ProjectConfig]] = {}
+        self._writing = writing
+        self._loader = Loader()
+        self._registries: dict[Path | None, TargetRegistry] = {}
+        self._base_keys: dict[tuple[Path, tuple[str, ...]], bool] = {}
 
-    def candidates(self, violation: Violation) -> list[Placement]:
-        """Candidate placements, best first."""
+    def candidates(self, violation: Violation) -> Candidates:
+        found = Candidates()
+        at_origin: Placement | None = None
+        if self._mode != "leaf":
+            try:
+                at_origin = self._at_origin(violation, found)
+            except _NotPlaceable as error:
+                found.reasons.append(str(error))
+        if found.conflict is not None:
+            return found
+        if at_origin is not None:
+            found.placements.append(at_origin)
+        try:
+            found.placements.append(self._in_leaves(violation, found))
+        except _NotPlaceable as error:
+            found.reasons.append(str(error))
+        return found
+
+    def placeable(self, violation: Violation) -> bool:
+        """Whether some placement exists (a leaf override first: it needs no project walk)."""
+        if self._mode == "origin":  # where a conflict means no fix at all
+            candidates = self.candidates(violation)
+            return bool(candidates.placements) and candidates.conflict is None
+        found = Candidates()
+        try:
+            self._in_leaves(violation, found)
+            return True
+        except _NotPlaceable:
+            pass
+        if self._mode == "leaf":
+            return False
+        try:
+            self._at_origin(violation, found)
+        except _NotPlaceable:
+            return False
+        return found.conflict is None
+
+    def other_targets(self, file: Path, target: str | None) -> list[ProjectConfig]:
+        """Configs inheriting ``file`` whose target is not ``target`` (or unknown)."""
+        return [
+            config
+            for config in self._index.inheritors(file)
+            if config.target is None or config.target != target
+        ]
+
+    # -- where the value is written --------------------------------------------------------
+
+    def _at_origin(self, violation: Violation, found: Candidates) -> Placement:
         intent = violation.fix_intent
         assert intent is not None
-        origin = violation.path
-        at_origin: Placement = [(origin, intent.changes)]
-        in_leaves: Placement = [(leaf, intent.changes) for leaf in violation.configs]
-        if origin in violation.configs or self._mode == "origin":
-            return [at_origin]
-        if self._mode == "leaf":
-            return [in_leaves]
-        if self._inheritor_targets(origin) <= {violation.target}:
-            return [at_origin, in_leaves]
-        return [in_leaves]
+        config = self._resolved(violation)
+        files: dict[Path, FileChanges] = {}
+        for change in intent.changes:
+            for path, placed in _locate(config, change.key, change.value):
+                entry = files.setdefault(real(path), FileChanges(path))
+                if isinstance(placed, SpanChange):
+                    entry = FileChanges(entry.path, entry.changes, (*entry.anchored, placed))
+                else:
+                    entry = FileChanges(entry.path, (*entry.changes, placed), entry.anchored)
+                files[real(path)] = entry
+        if not files:
+            raise _NotPlaceable("nothing to change where the value is written")
+        for entry in files.values():
+            self._check_origin_file(entry.path, violation, found)
+        return Placement("origin", tuple(files.values()))
 
-    def _inheritor_targets(self, base: Path) -> set[str | None]:
-        result = self._result
-        targets: set[str | None] = {
-            result.targets[leaf] for leaf in result.targets if base in result.resolved[leaf].files
-        }
-        settings = settings_for(base)
-        if settings.source is not None:
-            for config in self._project(settings.root):
-                if base in config.files:
-                    targets.add(config.target)
-        return targets
+    def _check_origin_file(self, path: Path, violation: Violation, found: Candidates) -> None:
+        shown = display_path(path)
+        reason = self._index.not_editable(path)
+        if reason is not None:
+            raise _NotPlaceable(f"{shown} is not edited: {reason}")
+        others = self.other_targets(path, violation.target)
+        if not others:
+            return
+        if self._mode == "auto":
+            raise _NotPlaceable(f"{shown} is not edited: configs for other targets inherit it")
+        conflict = self._conflicting(others, violation)
+        if conflict is not None:
+            found.conflict = (
+                f"{shown}: `{violation.key}` is not changed: configs for {violation.target} and "
+                f"{conflict.target} inherit it and need different values "
+                f"(e.g. {display_path(conflict.path)}); fix them with --fix-placement leaf"
+            )
+            raise _NotPlaceable(found.conflict)
 
-    def _project(self, root: Path) -> list[_ProjectConfig]:
-        if root not in self._projects:
-            loader = Loader()
-            configs = []
-            for leaf in leaves_under(root):
-                if leaf in self._result.targets:
+    def _conflicting(
+        self, others: list[ProjectConfig], violation: Violation
+    ) -> ProjectConfig | None:
+        """An inheritor of another target that the value this fix writes would break."""
+        intent = violation.fix_intent
+        assert intent is not None
+        for config in others:
+            if config.target is None:
+                continue
+            try:
+                registry = self._registry(config.path)
+                policies = registry.get(config.target).keys
+            except UserError:
+                continue
+            for change in intent.changes:
+                policy = policies.get(_dotted(change.key))
+                if policy is None:
                     continue
-                loaded = loader.load(leaf)
-                if not isinstance(loaded, ResolvedConfig) or is_fragment(loaded):
-                    continue
-                try:
-                    target: str | None = target_name_for(leaf, self._cli_target)
-                except UserError:
-                    target = None
-                configs.append(_ProjectConfig(frozenset(loaded.files), target))
-            self._projects[root] = configs
-        return self._projects[root]
+                if change.value is REMOVE:
+                    ok = not policy.required and (
+                        not policy.has_default or policy.value_ok(policy.default)
+                    )
+                else:
+                    ok = policy.value_ok(change.value)
+                if not ok:
+                    return config
+        return None
+
+    def _registry(self, config: Path) -> TargetRegistry:
+        settings = settings_for(config)
+        if settings.source not in self._registries:
+            self._registries[settings.source] = TargetRegistry(settings.extra_targets)
+        return self._registries[settings.source]
+
+    # -- an override in each leaf ----------------------------------------------------------
+
+    def _in_leaves(self, violation: Violation, found: Candidates) -> Placement:
+        intent = violation.fix_intent
+        assert intent is not None
+        files = []
+        for leaf in violation.configs:
+            if self._writing:
+                reason = unwritable_reason(leaf)
+                if reason is not None:
+                    found.errors.append(f"cannot write {display_path(leaf)}: {reason}")
+                    raise _NotPlaceable(f"cannot write {display_path(leaf)}")
+            config = self._result.resolved.get(leaf)
+            if config is None:
+                raise _NotPlaceable(f"{display_path(leaf)} is not resolved")
+            changes = [
+                adjusted
+                for change in intent.changes
+                for adjusted in self._leaf_changes(config, change)
+            ]
+            files.append(FileChanges(leaf, tuple(changes)))
+        return Placement("leaf", tuple(files))
+
+    def _leaf_changes(self, config: ResolvedConfig, change: KeyChange) -> list[KeyChange]:
+        """The change as the leaf must write it to override what its bases set."""
+        key, value = change.key, change.value
+        if value is REMOVE:
+            return self._leaf_removal(config, key)
+        for depth in range(1, len(key) + 1):
+            prefix = key[:depth]
+            node = config.get(prefix)
+            writes_dict = depth < len(key) or isinstance(value, dict)
+            if node is None:
+                break
+            if isinstance(node, DictNode) or not writes_dict:
+                continue
+            if isinstance(node, UnknownNode):
+                raise _NotPlaceable(f"`{_dotted(prefix)}` cannot be evaluated statically")
+            # MMEngine refuses to merge a dict over a base value that is not a dict.
+            if self._from_bases(config, prefix, node):
+                if depth == len(key):
+                    assert isinstance(value, dict)
+                    return [KeyChange(key, {DELETE_KEY: True, **value})]
+                return [KeyChange((*prefix, DELETE_KEY), True), change]
+            break
+        return [change]
+
+    def _leaf_removal(self, config: ResolvedConfig, key: tuple[str, ...]) -> list[KeyChange]:
+        node = config.get(key)
+        if node is None:
+            return []
+        if not self._from_bases(config, key, node):
+            return [KeyChange(key, REMOVE)]
+        # Merging cannot remove a key a base sets: replace the whole dict, minus that key.
+        parent_key = key[:-1]
+        parent = config.get(parent_key) if parent_key else None
+        if not isinstance(parent, DictNode):
+            raise _NotPlaceable(f"`{_dotted(key)}` comes from a base; a config cannot remove it")
+        try:
+            rest = to_python(parent)
+        except UnknownValueError as error:
+            raise _NotPlaceable(
+                f"`{_dotted(key)}` comes from a base, and `{_dotted(parent_key)}` holds "
+                f"`{error.node.source}`, which cfglint cannot rewrite in {config.path.name}"
+            ) from None
+        assert isinstance(rest, dict)
+        value = {DELETE_KEY: True, **{k: v for k, v in rest.items() if k != key[-1]}}
+        value[key[-1]] = REMOVE
+        return [KeyChange(parent_key, value)]
+
+    def _from_bases(self, config: ResolvedConfig, key: tuple[str, ...], node: ConfigNode) -> bool:
+        """Whether a base of ``config`` sets ``key`` (so that the config merges over it)."""
+        if real(node.origin.path) != real(config.path):
+            return True
+        for base in config.files[1:]:
+            cache_key = (base, key)
+            if cache_key not in self._base_keys:
+                loaded = self._loader.load(base)
+                self._base_keys[cache_key] = (
+                    isinstance(loaded, ResolvedConfig) and loaded.get(key) is not None
+                )
+            if self._base_keys[cache_key]:
+                return True
+        return False
+
+    def _resolved(self, violation: Violation) -> ResolvedConfig:
+        for leaf in violation.configs:
+            config = self._result.resolved.get(leaf)
+            if config is not None:
+                return config
+        raise _NotPlaceable("the config is not resolved")
+
+
+Located = list[tuple[Path, KeyChange | SpanChange]]
+
+
+def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object) -> Located:
+    """Where each part of a change goes in the files the config reads: at the value written
+    for the key, or in the deepest dict on its path that exists (adding the rest)."""
+    node: ConfigNode = config.root
+    for depth, part in enumerate(key):
+        if isinstance(node, UnknownNode):
+            raise _NotPlaceable(f"`{_dotted(key[:depth])}` cannot be evaluated statically")
+        if not isinstance(node, DictNode):
+            raise _NotPlaceable(f"`{_dotted(key[:depth])}` is not a dict")
+        child = node.entries.get(part)
+        if child is None:
+            if value is REMOVE:
+                return []
+            if depth == 0:  # a new top-level key: the config itself
+                return [(config.path, KeyChange(key, value))]
+            return [_at(node, key, depth, value)]
+        node = child
+    if isinstance(node, UnknownNode):
+        raise _NotPlaceable(f"`{_dotted(key)}` cannot be evaluated statically")
+    if isinstance(node, DictNode) and isinstance(value, dict) and value:
+        return [
+            located
+            for sub_key, sub_value in value.items()
+            for located in _locate(config, (*key, str(sub_key)), sub_value)
+        ]
+    return [_at(node, key, len(key), value)]
+
+
+def _at(
+    node: ConfigNode, key: tuple[str, ...], depth: int, value: object
+) -> tuple[Path, KeyChange | SpanChange]:
+    """The change at ``node`` (written for ``key[:depth]``): by position in a .py file; by key
+    path in YAML and JSON, where a value's key path in its file is its key in the config."""
+    origin = node.origin
+    if origin.env_dependent:
+        raise _NotPlaceable(f"`{_dotted(key[:depth])}` comes from an environment placeholder")
+    path = origin.span.path
+    if path.suffix.lower() == ".py":
+        return path, SpanChange(origin.span, key[depth:], value)
+    return path, KeyChange(key, value)

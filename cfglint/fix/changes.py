@@ -47,14 +47,15 @@ def build_tree(changes: Sequence[KeyChange]) -> Branch:
     for change in changes:
         if not change.key:
             raise FixNotApplicable("a change has an empty key")
-        _insert(root, change.key, _as_node(change.value), change.key)
+        _insert(root, change.key, as_node(change.value), change.key)
     return root
 
 
-def _as_node(value: object) -> ChangeNode:
+def as_node(value: object) -> ChangeNode:
+    """A value as a change: a dict becomes a set of keys to merge, anything else a Leaf."""
     # A dict value is a set of keys, merged the way MMEngine merges an override over its base.
     if isinstance(value, dict) and value and all(isinstance(key, str) for key in value):
-        return Branch({key: _as_node(item) for key, item in value.items()}, whole=True)
+        return Branch({key: as_node(item) for key, item in value.items()}, whole=True)
     return Leaf(value)
 
 

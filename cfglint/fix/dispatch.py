@@ -4,33 +4,69 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cfglint.fix.errors import FixNotApplicable
 from cfglint.fix.text import TextDoc, split_bom
-from cfglint.types import KeyChange, TextEdit
+from cfglint.types import KeyChange, SpanChange, TextEdit
+
+if TYPE_CHECKING:  # libcst is imported only when a .py file is edited
+    from cfglint.fix.py_edits import PyEditor
 
 
-def edits_for_file(path: Path, source: str, changes: Sequence[KeyChange]) -> tuple[TextEdit, ...]:
-    """Minimal text edits that make ``source`` (the text of ``path``) carry ``changes``.
+class FileEditor:
+    """One file's text, parsed at most once, turned into edits for any set of changes.
 
-    Columns in the edits count characters, not counting a leading byte order mark. Raises
-    FixNotApplicable when a change cannot be placed in this file without guessing.
+    Columns in the edits count characters, not counting a leading byte order mark.
+    ``edits`` raises FixNotApplicable when a change cannot be placed in this file without
+    guessing. Changes anchored at a span (``SpanChange``) are for ``.py`` files only: YAML and
+    JSON name every value by its key path.
     """
-    if not changes:
-        return ()
-    _bom, text = split_bom(source)
-    doc = TextDoc(path, text)
-    suffix = path.suffix.lower()
-    if suffix == ".py":
-        from cfglint.fix.py_edits import python_edits
 
-        return tuple(python_edits(doc, list(changes)))
-    if suffix in (".yaml", ".yml"):
-        from cfglint.fix.yaml_edits import yaml_edits
+    def __init__(self, path: Path, source: str) -> None:
+        self.path = path
+        _bom, text = split_bom(source)
+        self.doc = TextDoc(path, text)
+        self.suffix = path.suffix.lower()
+        self._python: PyEditor | FixNotApplicable | None = None  # or why it did not parse
 
-        return tuple(yaml_edits(doc, list(changes)))
-    if suffix == ".json":
-        from cfglint.fix.json_edits import json_edits
+    def edits(
+        self, changes: Sequence[KeyChange], anchored: Sequence[SpanChange] = ()
+    ) -> tuple[TextEdit, ...]:
+        if not changes and not anchored:
+            return ()
+        if self.suffix == ".py":
+            return tuple(self._python_editor().edits(changes, anchored))
+        if anchored:
+            raise FixNotApplicable(f"cannot edit `{self.suffix}` values by position")
+        if self.suffix in (".yaml", ".yml"):
+            from cfglint.fix.yaml_edits import yaml_edits
 
-        return tuple(json_edits(doc, list(changes)))
-    raise FixNotApplicable(f"cannot edit `{suffix or path.name}` files")
+            return tuple(yaml_edits(self.doc, list(changes)))
+        if self.suffix == ".json":
+            from cfglint.fix.json_edits import json_edits
+
+            return tuple(json_edits(self.doc, list(changes)))
+        raise FixNotApplicable(f"cannot edit `{self.suffix or self.path.name}` files")
+
+    def _python_editor(self) -> PyEditor:
+        from cfglint.fix.py_edits import PyEditor as Editor
+
+        if self._python is None:
+            try:
+                self._python = Editor(self.doc)
+            except FixNotApplicable as error:
+                self._python = error
+        if isinstance(self._python, FixNotApplicable):
+            raise self._python
+        return self._python
+
+
+def edits_for_file(
+    path: Path,
+    source: str,
+    changes: Sequence[KeyChange],
+    anchored: Sequence[SpanChange] = (),
+) -> tuple[TextEdit, ...]:
+    """Minimal text edits that make ``source`` (the text of ``path``) carry ``changes``."""
+    return FileEditor(path, source).edits(changes, anchored)

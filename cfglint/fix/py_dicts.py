@@ -55,6 +55,12 @@ def _offsets(doc: TextDoc, positions: Positions, node: cst.CSTNode) -> tuple[int
     return start, end
 
 
+def core_offsets(doc: TextDoc, positions: Positions, node: cst.CSTNode) -> tuple[int, int]:
+    """Offsets of an expression without its parentheses (libcst's syntactic position leaves
+    them out): what Python's ``ast``, and so the loader's spans, call the expression."""
+    return _offsets(doc, positions, node)
+
+
 def _comma_end(doc: TextDoc, positions: Positions, comma: object) -> int | None:
     if isinstance(comma, cst.Comma):
         return _offsets(doc, positions, comma)[0] + 1
@@ -62,17 +68,15 @@ def _comma_end(doc: TextDoc, positions: Positions, comma: object) -> int | None:
 
 
 def dict_view(doc: TextDoc, positions: Positions, node: cst.BaseExpression) -> DictView | None:
-    """The view of a dict call or literal, None for any other expression."""
-    if node.lpar:
-        return None
+    """The view of a dict call or literal (parenthesised or not), None for any other expression."""
     if isinstance(node, cst.Call) and is_dict_call(node):
-        start, end = _offsets(doc, positions, node)
+        start, end = core_offsets(doc, positions, node)
         func_end = _offsets(doc, positions, node.func)[1]
         open_end = doc.text.index("(", func_end) + 1
         call_elements = tuple(_arg(doc, positions, arg) for arg in node.args)
         return DictView("call", call_elements, open_end, end - 1)
     if isinstance(node, cst.Dict):
-        start, end = _offsets(doc, positions, node)
+        start, end = core_offsets(doc, positions, node)
         elements = tuple(_dict_element(doc, positions, element) for element in node.elements)
         return DictView("literal", elements, start + 1, end - 1)
     return None

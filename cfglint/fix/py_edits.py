@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from cfglint.fix.changes import Branch, ChangeNode, Leaf, build_tree
+from cfglint.fix.changes import Branch, ChangeNode, Leaf, as_node, build_tree
 from cfglint.fix.errors import FixNotApplicable
 from cfglint.fix.layout import Container, Slot, insert_entries, removal_edits, without
-from cfglint.fix.py_dicts import DictView, Positions, dict_view
+from cfglint.fix.py_anchor import ExpressionIndex
+from cfglint.fix.py_dicts import DictView, Positions, core_offsets, dict_view
 from cfglint.fix.py_literal import UNKNOWN, literal_value
 from cfglint.fix.py_render import (
     PyStyle,
@@ -20,7 +22,7 @@ from cfglint.fix.py_render import (
     render_node,
     render_string,
 )
-from cfglint.fix.py_scan import scan_module
+from cfglint.fix.py_scan import Scan, scan_module
 from cfglint.fix.py_style import read_style
 from cfglint.fix.py_toplevel import (
     base_statement,
@@ -29,7 +31,7 @@ from cfglint.fix.py_toplevel import (
 )
 from cfglint.fix.text import TextDoc
 from cfglint.fix.values import same_value
-from cfglint.types import REMOVE, KeyChange, TextEdit
+from cfglint.types import REMOVE, KeyChange, Span, SpanChange, TextEdit
 
 # A new top-level dict longer than this on one line is written one key per line (PEP 8).
 MAX_ONE_LINE = 79
@@ -49,15 +51,87 @@ class _Context:
         )
 
 
-def python_edits(doc: TextDoc, changes: list[KeyChange]) -> list[TextEdit]:
-    try:
-        module = cst.parse_module(doc.text)
-    except cst.ParserSyntaxError as error:
-        raise FixNotApplicable(f"the file does not parse (line {error.raw_line})") from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    scan = scan_module(module)
-    context = _Context(doc, positions, read_style(module, scan, doc, positions))
+class PyEditor:
+    """One ``.py`` config parsed once; edits for any set of changes to it."""
+
+    def __init__(self, doc: TextDoc) -> None:
+        try:
+            self.module = cst.parse_module(doc.text)
+        except cst.ParserSyntaxError as error:
+            raise FixNotApplicable(f"the file does not parse (line {error.raw_line})") from None
+        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+        positions = wrapper.resolve(PositionProvider)
+        self.scan = scan_module(self.module)
+        self.context = _Context(doc, positions, read_style(self.module, self.scan, doc, positions))
+        self._index: ExpressionIndex | None = None
+
+    def edits(
+        self, changes: Sequence[KeyChange], anchored: Sequence[SpanChange] = ()
+    ) -> list[TextEdit]:
+        edits = _structural_edits(self.context, self.module, self.scan, changes)
+        groups: dict[Span, list[SpanChange]] = {}
+        for change in anchored:
+            groups.setdefault(change.span, []).append(change)
+        for span, group in groups.items():
+            edits.extend(self._edits_at(span, group))
+        return edits
+
+    def _expressions(self) -> ExpressionIndex:
+        if self._index is None:
+            self._index = ExpressionIndex(self.context.doc, self.context.positions, self.scan)
+        return self._index
+
+    def _edits_at(self, span: Span, group: list[SpanChange]) -> list[TextEdit]:
+        """Edits for changes anchored at the expression written at ``span``."""
+        doc = self.context.doc
+        try:
+            start = doc.offset(span.line, span.column)
+            end = doc.offset(span.end_line, span.end_column)
+        except ValueError:
+            start = end = -1
+        node = self._expressions().at(start, end)
+        where = f"{span.line}:{span.column}"
+        if node is None:
+            raise FixNotApplicable(f"no expression at {where} (the file changed?)")
+        itself = [change for change in group if not change.key]
+        if itself:
+            values = {repr(change.value) for change in itself}
+            if len(values) > 1 or len(itself) != len(group):
+                raise FixNotApplicable(f"conflicting changes for the value at {where}")
+            if itself[0].value is REMOVE:
+                return self._remove_entry(node, where)
+            return _replace_literal(self.context, node, as_node(itself[0].value), where)
+        view = dict_view(doc, self.context.positions, node)
+        if view is None:
+            code = doc.text[start:end]
+            raise FixNotApplicable(f"the value at {where} is not a dict(...) or {{...}}: `{code}`")
+        branch = build_tree([KeyChange(change.key, change.value) for change in group])
+        return _edit_dict(self.context, view, branch, (), keys_known_absent=True)
+
+    def _remove_entry(self, node: cst.BaseExpression, where: str) -> list[TextEdit]:
+        found = self._expressions().entry_of(node)
+        if found is None:
+            raise FixNotApplicable(
+                f"the value at {where} is not an entry of a dict(...) or {{...}}: "
+                "remove it by hand"
+            )
+        view, index = found
+        return removal_edits(self.context.doc, _container(view), [index])
+
+
+def python_edits(
+    doc: TextDoc, changes: Sequence[KeyChange], anchored: Sequence[SpanChange] = ()
+) -> list[TextEdit]:
+    return PyEditor(doc).edits(changes, anchored)
+
+
+def _structural_edits(
+    context: _Context, module: cst.Module, scan: Scan, changes: Sequence[KeyChange]
+) -> list[TextEdit]:
+    """Edits for keys given from the config root: found through top-level assignments."""
+    if not changes:
+        return []
+    doc = context.doc
     edits: list[TextEdit] = []
     new_names: list[tuple[str, ChangeNode]] = []
     for name, node in build_tree(changes).children.items():
@@ -76,6 +150,49 @@ def python_edits(doc: TextDoc, changes: list[KeyChange]) -> list[TextEdit]:
     return edits
 
 
+def _container(view: DictView) -> Container:
+    return Container(
+        tuple(Slot(element.start, element.end, element.comma_end) for element in view.elements),
+        view.open_end,
+        view.close_start,
+    )
+
+
+def _replace_literal(
+    context: _Context, node: cst.BaseExpression, change: ChangeNode, where: str
+) -> list[TextEdit]:
+    """Replace a literal written in the file by the changed value (nothing when equal)."""
+    start, end = core_offsets(context.doc, context.positions, node)
+    current = literal_value(node)
+    if current is UNKNOWN:
+        code = context.doc.text[start:end]
+        raise FixNotApplicable(
+            f"the value at {where} is computed, not written as a literal: `{code}`"
+        )
+    if isinstance(change, Leaf) and same_value(current, change.value):
+        return []
+    return [context.doc.edit(start, end, _render_fitting(context, start, end, change))]
+
+
+def _render_fitting(context: _Context, start: int, end: int, change: ChangeNode) -> str:
+    """The value for ``start:end``, one key per line when one line would outgrow the file's."""
+    style, doc = context.style, context.doc
+    one_line = render_node(change, style, style.dict_kind)
+    if isinstance(change, Branch):
+        items: list[tuple[object, ChangeNode]] = list(change.set_items())
+    elif isinstance(change.value, dict):
+        items = [(key, Leaf(value)) for key, value in change.value.items()]
+    else:
+        return one_line
+    line_start = doc.line_start(start)
+    width = (start - line_start) + len(one_line) + (doc.line_end(end) - end)
+    if len(items) < 2 or width <= style.line_length:
+        return one_line
+    line = doc.text[line_start : doc.line_end(line_start)]
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    return render_dict_multiline(items, style, style.dict_kind, indent)
+
+
 def _dotted(path: tuple[str, ...]) -> str:
     return ".".join(path)
 
@@ -84,25 +201,30 @@ def _edit_value(
     context: _Context, value: cst.BaseExpression, node: ChangeNode, path: tuple[str, ...]
 ) -> list[TextEdit]:
     """Edits making ``value`` (an expression in the file) carry the change ``node``."""
-    start, end = context.offsets(value)
+    start, end = core_offsets(context.doc, context.positions, value)
     if isinstance(node, Leaf):
         if same_value(literal_value(value), node.value):
             return []
-        kind = context.style.dict_kind
-        return [context.doc.edit(start, end, render_node(node, context.style, kind))]
+        return [context.doc.edit(start, end, _render_fitting(context, start, end, node))]
     view = dict_view(context.doc, context.positions, value)
     if view is None:
         code = context.doc.text[start:end]
         if node.whole and literal_value(value) is not UNKNOWN:
-            rendered = render_node(node, context.style, context.style.dict_kind)
-            return [context.doc.edit(start, end, rendered)]
-        raise FixNotApplicable(f"`{_dotted(path)}` is not a literal dict here: `{code}`")
+            return [context.doc.edit(start, end, _render_fitting(context, start, end, node))]
+        raise FixNotApplicable(f"`{_dotted(path)}` is set by an expression, not a dict: `{code}`")
     return _edit_dict(context, view, node, path)
 
 
 def _edit_dict(
-    context: _Context, view: DictView, branch: Branch, path: tuple[str, ...]
+    context: _Context,
+    view: DictView,
+    branch: Branch,
+    path: tuple[str, ...],
+    *,
+    keys_known_absent: bool = False,
 ) -> list[TextEdit]:
+    """Edits in one dict. With ``keys_known_absent`` the loader saw the whole resolved dict, so a
+    key it lacks cannot hide in a ``**`` unpacking and may be added beside one."""
     edits: list[TextEdit] = []
     missing: list[tuple[str, ChangeNode]] = []
     removals: list[int] = []
@@ -112,7 +234,7 @@ def _edit_dict(
         if index is not None and view.opaque and is_removal:
             raise FixNotApplicable(f"`{_dotted((*path, key))}` may also come from `**` unpacking")
         if index is None:
-            if view.opaque and (not is_removal):
+            if view.opaque and not is_removal and not keys_known_absent:
                 raise FixNotApplicable(
                     f"cannot add `{key}` to `{_dotted(path)}`: the dict unpacks other values"
                 )
@@ -123,11 +245,7 @@ def _edit_dict(
             element_value = view.elements[index].value
             assert element_value is not None
             edits.extend(_edit_value(context, element_value, child, (*path, key)))
-    box = Container(
-        tuple(Slot(element.start, element.end, element.comma_end) for element in view.elements),
-        view.open_end,
-        view.close_start,
-    )
+    box = _container(view)
     edits.extend(removal_edits(context.doc, box, removals))
     if missing:
         if view.kind == "call" and not all(is_keyword_name(key) for key, _ in missing):

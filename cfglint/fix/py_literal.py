@@ -8,9 +8,7 @@ UNKNOWN = object()
 
 
 def literal_value(node: cst.BaseExpression) -> object:
-    """The Python value of a literal expression, or UNKNOWN."""
-    if node.lpar:
-        return UNKNOWN if len(node.lpar) != 1 or not isinstance(node, cst.Tuple) else _tuple(node)
+    """The Python value of a literal expression, or UNKNOWN. Parentheses change nothing."""
     if isinstance(node, cst.Name):
         return {"None": None, "True": True, "False": False}.get(node.value, UNKNOWN)
     if isinstance(node, cst.Integer | cst.Float | cst.SimpleString | cst.ConcatenatedString):

@@ -21,6 +21,7 @@ class PyStyle:
     newline: str
     multiline_dicts: bool  # top-level dict assignments with several keys span several lines
     trailing_comma: bool  # multi-line dicts end with a comma
+    line_length: int = 79  # the longest line the file already has (at least PEP 8's 79)
 
 
 def is_keyword_name(key: str) -> bool:
@@ -98,13 +99,15 @@ def render_dict(items: list[tuple[object, ChangeNode]], style: PyStyle, kind: Di
 
 
 def render_dict_multiline(
-    items: list[tuple[object, ChangeNode]], style: PyStyle, kind: DictKind
+    items: list[tuple[object, ChangeNode]], style: PyStyle, kind: DictKind, indent: str = ""
 ) -> str:
-    """One key per line, nested dicts on their key's line, closing bracket at column 1."""
+    """One key per line, nested dicts on their key's line, closing bracket at ``indent`` (the
+    indentation of the line the dict starts on)."""
     kind = kind_for(items, kind)
     lines = dict_items(items, style, kind)
-    separator = "," + style.newline + style.indent_unit
-    body = style.indent_unit + separator.join(lines)
+    inner = indent + style.indent_unit
+    separator = "," + style.newline + inner
+    body = inner + separator.join(lines)
     body += ("," if style.trailing_comma else "") + style.newline
     opening, closing = ("dict(", ")") if kind == "call" else ("{", "}")
-    return opening + style.newline + body + closing
+    return opening + style.newline + body + indent + closing

@@ -13,6 +13,8 @@ from cfglint.fix.py_scan import Scan
 from cfglint.fix.text import TextDoc
 
 DEFAULT_INDENT = "    "
+# PEP 8's limit: a file whose lines are all shorter is still allowed lines this long.
+MIN_LINE_LENGTH = 79
 
 
 def read_style(module: cst.Module, scan: Scan, doc: TextDoc, positions: Positions) -> PyStyle:
@@ -39,6 +41,7 @@ def read_style(module: cst.Module, scan: Scan, doc: TextDoc, positions: Position
         newline=doc.newline,
         multiline_dicts=_top_level_multiline(module, doc, positions),
         trailing_comma=trailing[True] >= trailing[False],
+        line_length=max([MIN_LINE_LENGTH, *map(len, doc.text.splitlines())]),
     )
 
 

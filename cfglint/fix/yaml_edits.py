@@ -14,7 +14,12 @@ from cfglint.fix.layout import Container, Slot, insert_entries, removal_edits, w
 from cfglint.fix.text import TextDoc
 from cfglint.fix.values import same_value
 from cfglint.fix.yaml_load import compose, load
-from cfglint.fix.yaml_render import render_block_entry, render_node_flow, render_scalar
+from cfglint.fix.yaml_render import (
+    render_block_entry,
+    render_like,
+    render_node_flow,
+    render_scalar,
+)
 from cfglint.types import REMOVE, KeyChange, TextEdit
 
 _MISSING = object()
@@ -153,6 +158,8 @@ class _YamlEditor:
         if node.anchor is not None:
             raise FixNotApplicable(f"`{'.'.join(path)}` is shared through a YAML anchor")
         start, end = int(node.start_mark.index), int(node.end_mark.index)
+        if isinstance(change, Leaf) and _kind(node) == "scalar":
+            return [self.doc.edit(start, end, render_like(change.value, node.style))]
         return [self.doc.edit(start, end, render_node_flow(change))]
 
     def _fill_empty(self, key: Any, data: object, change: Leaf) -> list[TextEdit]:

@@ -57,6 +57,15 @@ def render_scalar(value: object) -> str:
     raise FixNotApplicable(f"cannot write a {type(value).__name__} value into a YAML config")
 
 
+def render_like(value: object, quote: str | None) -> str:
+    """A new scalar in the quoting of the one it replaces (``'nccl'`` -> ``'gloo'``)."""
+    if isinstance(value, str) and quote == "'" and value.isprintable():
+        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, str) and quote == '"':
+        return json.dumps(value, ensure_ascii=False)
+    return render_flow(value)
+
+
 def render_flow(value: object) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(render_flow(item) for item in value) + "]"

@@ -47,6 +47,9 @@ class KeyPolicy(BaseModel):
     forbidden: tuple[Scalar, ...] | None = None
     # What MMEngine uses when the key is absent (only meaningful with `allowed`).
     default: Scalar = None
+    # The key must be written out: being absent is not the same as holding an allowed value
+    # (fix placement must not remove it from a base such a target inherits).
+    required: bool = False
     forbidden_literal_list: bool = False
     fix: FixPolicy | None = None
 

@@ -256,3 +256,33 @@ def test_fixing_one_leaf_never_edits_a_base_that_a_cuda_config_shares(examples: 
     after = _snapshot(examples)
     assert sorted(name for name in after if after[name] != before[name]) == [SEED_001]
     assert (examples / SEED_001).read_text(encoding="utf-8") == FIXED_SEED_001
+
+
+def test_target_flag_applies_to_the_named_configs_only(examples: Path) -> None:
+    """`--target` retargets the configs named, not the CUDA config sharing their base."""
+    before = _snapshot(examples)
+    result = run_cli("fix", "--target", "t20-gcu", "configs/dinov3", cwd=examples)
+    assert result.exit_code == 1, result.stderr
+    assert "Fixed 5 errors." in result.stdout
+    after = _snapshot(examples)
+    assert sorted(name for name in after if after[name] != before[name]) == [SEED_001, SEED_000]
+    assert after[SEED_001] == FIXED_SEED_001.encode()
+    assert after[SEED_000] == FIXED_SEED_000.encode()
+
+
+def test_origin_placement_names_the_configs_of_other_targets(examples: Path) -> None:
+    result = run_cli("fix", "--fix-placement", "origin", cwd=examples)
+    assert result.exit_code == 1
+    warnings = result.stderr.splitlines()
+    assert (
+        "cfglint: warning: configs/_base_/default_runtime.py: changed for t20-gcu "
+        "(--fix-placement origin), also inherited by configs/cuda/train_toy_cuda_8card.py [cuda]"
+    ) in warnings
+    # The backend cannot be right for both: reported, and left as it is.
+    assert (
+        "cfglint: warning: configs/_base_/default_runtime.py: `env_cfg.dist_cfg.backend` is not "
+        "changed: configs for t20-gcu and cuda inherit it and need different values (e.g. "
+        "configs/cuda/train_toy_cuda_8card.py); fix them with --fix-placement leaf"
+    ) in warnings
+    assert "dist_cfg=dict(backend='nccl')" in (examples / RUNTIME).read_text()
+    assert "did not converge" not in result.stderr

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cfglint.fix import write_atomic
+from cfglint.fix import unwritable_reason, write_atomic
 
 
 def test_write_replaces_content_keeps_mode_and_leaves_no_temp(tmp_path: Path) -> None:
@@ -52,3 +52,24 @@ def test_failure_leaves_the_file_and_no_temp(
         write_atomic(target, "x = 2\n")
     assert target.read_bytes() == b"x = 1\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cfg.py"]
+
+
+def test_a_file_without_write_permission_bits_is_refused(tmp_path: Path) -> None:
+    target = tmp_path / "cfg.py"
+    target.write_bytes(b"x = 1\n")
+    os.chmod(target, 0o444)
+    assert unwritable_reason(target) == "the file is read-only (no write permission bit)"
+    with pytest.raises(PermissionError, match="read-only"):
+        write_atomic(target, "x = 2\n")
+    assert target.read_bytes() == b"x = 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cfg.py"]
+
+
+def test_a_hard_link_keeps_the_old_content(tmp_path: Path) -> None:
+    """Documented: the rename gives the path a new file; other names keep the old one."""
+    target = tmp_path / "cfg.py"
+    target.write_bytes(b"x = 1\n")
+    other = tmp_path / "other.py"
+    os.link(target, other)
+    write_atomic(target, "x = 2\n")
+    assert (target.read_bytes(), other.read_bytes()) == (b"x = 2\n", b"x = 1\n")

@@ -273,9 +273,9 @@ def test_bom_is_kept_and_not_counted_in_columns(fixed: Fixer) -> None:
 @pytest.mark.parametrize(
     ("source", "reason"),
     [
-        ("_base_ = ['a.py']\nenv_cfg = _base_.env_cfg\n", "not a literal dict"),
-        ("x = dict(backend='nccl')\nenv_cfg = dict(dist_cfg=x)\n", "not a literal dict"),
-        ("env_cfg = make_env()\n", "not a literal dict"),
+        ("_base_ = ['a.py']\nenv_cfg = _base_.env_cfg\n", "set by an expression"),
+        ("x = dict(backend='nccl')\nenv_cfg = dict(dist_cfg=x)\n", "set by an expression"),
+        ("env_cfg = make_env()\n", "set by an expression"),
         ("d = dict()\nenv_cfg = dict(**d)\n", "unpacks"),
         ("env_cfg = dict(a=1)\nenv_cfg.update(b=2)\n", "plain assignment"),
         ("env_cfg = dict(a=1)\nenv_cfg['dist_cfg'] = dict()\n", "plain assignment"),

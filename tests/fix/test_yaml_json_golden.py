@@ -132,3 +132,13 @@ def test_json_one_line_object_and_crlf(fixed: Fixer) -> None:
     crlf = '{\r\n  "a": 1\r\n}\r\n'
     expected = '{\r\n  "a": 1,\r\n  "b": [\r\n    1\r\n  ]\r\n}\r\n'
     assert fixed("a.json", crlf, [KeyChange(("b",), [1])]) == expected
+
+
+def test_yaml_replaced_string_keeps_the_quotes_it_had(fixed: Fixer) -> None:
+    change = KeyChange(("env_cfg", "dist_cfg", "backend"), "gloo")
+    single = "env_cfg:\n  dist_cfg:\n    backend: 'nccl'  # quoted\n"
+    assert fixed("a.yaml", single, [change]) == single.replace("'nccl'", "'gloo'")
+    double = 'env_cfg: {dist_cfg: {backend: "nccl"}}\n'
+    assert fixed("a.yaml", double, [change]) == double.replace('"nccl"', '"gloo"')
+    plain = "env_cfg:\n  dist_cfg:\n    backend: nccl\n"
+    assert fixed("a.yaml", plain, [change]) == plain.replace("nccl", "gloo")
