@@ -1,8 +1,11 @@
 """Load configs with MMEngine's own ``Config.fromfile`` in worker processes (the oracle).
 
 Run as a script so MMEngine (and whatever configs do when executed) never touches the caller:
-``python benchmarks/mmengine_oracle.py OUT.pickle < paths``. ``OUT`` holds a dict
-path -> ("ok", plain to_dict() value) | ("error", "ExceptionType: message").
+``python benchmarks/mmengine_oracle.py OUT.pickle [--stdlib-is-builtin] < paths``. ``OUT`` holds
+a dict path -> ("ok", plain to_dict() value) | ("error", "ExceptionType: message").
+
+Used by the corpus oracle test and benchmark, and by the loader's small cases checked against
+MMEngine (tests/loader/test_against_mmengine.py).
 """
 
 from __future__ import annotations
@@ -40,6 +43,32 @@ def plain(value: object) -> object:
     return Opaque(f"{type(value).__name__}: {value!r}"[:200])
 
 
+def same(mine: object, theirs: object) -> bool:
+    """Equal, with the same container types all the way down (a tuple is not a list)."""
+    if type(mine) is not type(theirs):
+        return False
+    if isinstance(mine, dict):
+        assert isinstance(theirs, dict)
+        return list(mine) == list(theirs) and all(same(mine[k], theirs[k]) for k in mine)
+    if isinstance(mine, list | tuple):
+        assert isinstance(theirs, list | tuple)
+        return len(mine) == len(theirs) and all(map(same, mine, theirs))
+    return bool(mine == theirs) or (mine != mine and theirs != theirs)  # nan
+
+
+def _stdlib_is_builtin() -> None:
+    """MMEngine decides whether a config is a "lazy import" one by asking where each imported
+    module lives; in a virtual environment it mistakes the standard library for third-party
+    code. Answer from the module's name instead, as a normal installation would (and as
+    cfglint does), so that `import os` keeps a config on MMEngine's ordinary path."""
+    import mmengine.config.config as config_module
+
+    standard = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    config_module._is_builtin_module = lambda name: not name.startswith(".") and (
+        name.startswith("mmengine.config") or name.split(".")[0] in standard
+    )
+
+
 def _load_one(path: str) -> tuple[str, tuple[str, object]]:
     import warnings
 
@@ -49,7 +78,7 @@ def _load_one(path: str) -> tuple[str, tuple[str, object]]:
     try:
         config = Config.fromfile(path, import_custom_modules=False)
         return path, ("ok", plain(config.to_dict()))
-    except Exception as error:
+    except BaseException as error:  # a config may `sys.exit()` or `raise SystemExit`
         return path, (
             "error",
             f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}",
@@ -57,18 +86,25 @@ def _load_one(path: str) -> tuple[str, tuple[str, object]]:
 
 
 def run_oracle(
-    paths: Sequence[Path], env: Mapping[str, str] | None = None
+    paths: Sequence[Path],
+    env: Mapping[str, str] | None = None,
+    *,
+    cwd: Path | None = None,
+    stdlib_is_builtin: bool = False,
 ) -> dict[str, tuple[str, object]]:
-    """MMEngine's result for each path, computed in a separate process pool."""
+    """MMEngine's result for each path, computed in a separate process pool.
+
+    A config that writes files when it runs writes them in `cwd` (default: a scratch folder).
+    """
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "oracle.pickle"
         subprocess.run(
-            [sys.executable, __file__, str(out)],
+            [sys.executable, __file__, str(out), *(["--stdlib-is-builtin"] * stdlib_is_builtin)],
             input="\n".join(str(path) for path in paths),
             text=True,
             check=True,
             env=dict(env) if env is not None else None,
-            cwd=scratch,  # a config that writes files when run writes them here
+            cwd=cwd or scratch,
             stdout=subprocess.DEVNULL,
         )
         with out.open("rb") as stream:
@@ -86,7 +122,8 @@ def main() -> None:
 
     logging.disable(logging.CRITICAL)
     paths = [line for line in sys.stdin.read().splitlines() if line]
-    with Pool(os.cpu_count() or 2, maxtasksperchild=200) as pool:
+    initializer = _stdlib_is_builtin if "--stdlib-is-builtin" in sys.argv[2:] else None
+    with Pool(os.cpu_count() or 2, initializer=initializer, maxtasksperchild=200) as pool:
         results = dict(pool.imap_unordered(mmengine_oracle._load_one, paths, chunksize=8))
     with open(sys.argv[1], "wb") as stream:
         pickle.dump(results, stream)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from cfglint.loader.placeholders import MissingEnvError, first_missing_env, predefined_values
+from cfglint.loader.placeholders import check_environment, predefined_values
 from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.spans import DataSpans
 from cfglint.loader.textsub import PlaceholderError, substitute_file_text
@@ -31,21 +31,9 @@ class DataFile:
 def load_data_file(
     path: Path, text: str, environ: Mapping[str, str], is_leaf: bool = True
 ) -> DataFile:
+    check_environment(path, text, environ)
     try:
         substituted = substitute_file_text(text, predefined_values(path), environ)
-    except MissingEnvError as error:
-        missing = first_missing_env(text, environ)
-        offset = missing[1] if missing is not None else 0
-        line = text.count("\n", 0, offset) + 1
-        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-        raise fail(
-            "CL905",
-            f"environment variable `{error.name}` is not set and `{{{{${error.name}:...}}}}` "
-            "gives no default",
-            path,
-            line,
-            column,
-        ) from None
     except PlaceholderError as error:
         raise fail("CL905", str(error), path) from None
     spans = DataSpans(path, text, substituted.mapped)

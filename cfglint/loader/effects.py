@@ -25,6 +25,7 @@ from cfglint.loader.builtins_table import (
     MUTATING_METHODS,
     PURE_BUILTINS,
     PURE_MODULE_FUNCTIONS,
+    VALUE_BUILTINS,
 )
 from cfglint.loader.values import (
     Opaque,
@@ -39,33 +40,25 @@ from cfglint.types import UnknownNode
 if TYPE_CHECKING:
     from cfglint.loader.expressions import ExpressionEvaluator
 
-# Builtins that change none of their arguments (functions handed to them still run).
-SAFE_BUILTINS = frozenset(PURE_BUILTINS) | frozenset(
-    {
-        "dict",
-        "list",
-        "tuple",
-        "len",
-        "zip",
-        "enumerate",
-        "reversed",
-        "isinstance",
-        "issubclass",
-        "print",
-        "iter",
-        "type",
-        "hasattr",
-        "id",
-        "map",
-        "filter",
-        "open",
-        "input",
-        "compile",
-        "object",
-        "bytes",
-        "bytearray",
-        "complex",
-    }
+# Builtins that change none of their arguments (functions handed to them still run). Of the
+# builtins evaluated on values, `getattr` and `next` hand out a value (a bound method, an item)
+# that the code may go on to change.
+SAFE_BUILTINS = (
+    frozenset(PURE_BUILTINS)
+    | (VALUE_BUILTINS - {"getattr", "next"})
+    | frozenset(
+        {
+            "issubclass",
+            "id",
+            "open",
+            "input",
+            "compile",
+            "object",
+            "bytes",
+            "bytearray",
+            "complex",
+        }
+    )
 )
 # Builtins that reach the module's namespace itself.
 DYNAMIC_BUILTINS = frozenset({"eval", "exec", "globals", "locals", "vars", "__import__"})

@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-_ENV_PATTERN = re.compile(r"\{\{['\"]?\s*\$(\w+)\s*\:\s*(\S*?)\s*['\"]?\}\}")
+from cfglint.loader.problems import fail
+
+ENV_PATTERN = re.compile(r"\{\{['\"]?\s*\$(\w+)\s*\:\s*(\S*?)\s*['\"]?\}\}")
 _PREDEFINED_PATTERN = re.compile(
     r"\{\{\s*(fileDirname|fileBasename|fileBasenameNoExtension|fileExtname)\s*\}\}"
 )
@@ -36,7 +38,7 @@ _BASE_VAR_PATTERN = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
 def has_placeholder(text: str) -> bool:
     """Whether MMEngine would substitute anything in ``text`` (source text, before parsing)."""
     return "{{" in text and any(
-        pattern.search(text) for pattern in (_ENV_PATTERN, _PREDEFINED_PATTERN, _BASE_VAR_PATTERN)
+        pattern.search(text) for pattern in (ENV_PATTERN, _PREDEFINED_PATTERN, _BASE_VAR_PATTERN)
     )
 
 
@@ -48,10 +50,28 @@ def first_missing_env(text: str, environ: Mapping[str, str]) -> tuple[str, int] 
     """
     if "{{" not in text:
         return None
-    for match in _ENV_PATTERN.finditer(text):
+    for match in ENV_PATTERN.finditer(text):
         if not environ.get(match.group(1), match.group(2)):
             return match.group(1), match.start()
     return None
+
+
+def check_environment(path: Path, text: str, environ: Mapping[str, str]) -> None:
+    """Raise MMEngine's failure (CL905, at the placeholder) for a `{{$X:}}` it cannot fill in."""
+    missing = first_missing_env(text, environ)
+    if missing is None:
+        return
+    name, offset = missing
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    raise fail(
+        "CL905",
+        f"environment variable `{name}` is not set and `{{{{${name}:...}}}}` gives no "
+        "default (MMEngine substitutes placeholders everywhere in the text, comments too)",
+        path,
+        line,
+        column,
+    )
 
 
 def predefined_values(path: Path) -> dict[str, str]:
@@ -80,5 +100,5 @@ def substitute(text: str, predefined: Mapping[str, str], environ: Mapping[str, s
             raise MissingEnvError(name)
         return value
 
-    text = _ENV_PATTERN.sub(env_value, text)
+    text = ENV_PATTERN.sub(env_value, text)
     return Substituted(text, env_dependent)

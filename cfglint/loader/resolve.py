@@ -15,7 +15,7 @@ from pathlib import Path
 from cfglint.loader.bases import resolve_base
 from cfglint.loader.datafile import DataFile, load_data_file, substitute_base_vars
 from cfglint.loader.merge import apply_scope, merge_into
-from cfglint.loader.placeholders import first_missing_env, predefined_values
+from cfglint.loader.placeholders import check_environment, predefined_values
 from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.pyfile import base_assignment, config_style
 from cfglint.loader.rebase import RebasedEntries
@@ -101,7 +101,7 @@ def resolve_file(
                 "lazy-import config (`with read_base():`): not supported yet, skipped",
                 path,
             )
-        _check_environment(path, text, environ)
+        check_environment(path, text, environ)
         # Built once per file, for reading `_base_` and for running the file.
         source = SourceText(path, text)
         predefined = predefined_values(path)
@@ -153,22 +153,6 @@ def resolve_file(
     own = {key: value for key, value in own.items() if not _dunder(key)}
     merged = merge_into(own, base_view)
     return FileResolution(DictNode(merged, file_origin(path)), tuple(files))
-
-
-def _check_environment(path: Path, text: str, environ: Mapping[str, str]) -> None:
-    missing = first_missing_env(text, environ)
-    if missing is not None:
-        name, offset = missing
-        line = text.count("\n", 0, offset) + 1
-        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-        raise fail(
-            "CL905",
-            f"environment variable `{name}` is not set and `{{{{${name}:...}}}}` gives no "
-            "default (MMEngine substitutes placeholders everywhere in the text, comments too)",
-            path,
-            line,
-            column,
-        )
 
 
 def _dunder(key: object) -> bool:

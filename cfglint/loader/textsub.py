@@ -15,10 +15,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from cfglint.loader.placeholders import MissingEnvError
+from cfglint.loader.placeholders import ENV_PATTERN, MissingEnvError
 
 _PREDEFINED = ("fileDirname", "fileBasename", "fileBasenameNoExtension", "fileExtname")
-_ENV_FIND = re.compile(r"\{\{['\"]?\s*\$(\w+)\s*\:\s*(\S*?)\s*['\"]?\}\}")
 _BASE_FIND = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
 MAX_PLACEHOLDERS = 1_000  # distinct placeholders in one file
 
@@ -152,7 +151,7 @@ def substitute_file_text(
 
 
 def _substitute_environment(mapped: MappedText, environ: Mapping[str, str]) -> None:
-    pairs = list(dict.fromkeys(_ENV_FIND.findall(mapped.text)))
+    pairs = list(dict.fromkeys(ENV_PATTERN.findall(mapped.text)))
     if len(pairs) > MAX_PLACEHOLDERS:
         raise PlaceholderError(f"more than {MAX_PLACEHOLDERS} environment placeholders")
     for name, default in pairs:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from mmengine_check import mmengine_results, same
+from mmengine_oracle import run_oracle, same
 
 from cfglint.loader import Loader
 from cfglint.types import LoadFailure, ResolvedConfig, UnknownValueError, to_python
@@ -226,7 +226,14 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[object, 
             (folder / name).write_text(text, encoding="utf-8")
         (folder / case.name).write_text(case.config, encoding="utf-8")
         paths[title] = folder / case.name
-    theirs = mmengine_results(list(paths.values()), cwd=root)
+    # No environment variable leaks into a placeholder; a config that writes files when it
+    # runs writes them in `root`.
+    theirs = {
+        Path(path): result
+        for path, result in run_oracle(
+            list(paths.values()), {"PATH": "/usr/bin:/bin"}, cwd=root, stdlib_is_builtin=True
+        ).items()
+    }
     loader = Loader()
     return {title: (loader.load(path), theirs[path]) for title, path in paths.items()}
 

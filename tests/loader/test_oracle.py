@@ -10,25 +10,12 @@ from __future__ import annotations
 
 import pytest
 from corpus import ensure_corpus, findable_packages, subprocess_env
-from mmengine_oracle import run_oracle
+from mmengine_oracle import run_oracle, same
 
 from cfglint.loader import Loader
 from cfglint.types import ResolvedConfig, UnknownValueError, to_python
 
 pytestmark = pytest.mark.corpus
-
-
-def _same(mine: object, theirs: object) -> bool:
-    """Equal, and of the same container types all the way down (a tuple is not a list)."""
-    if type(mine) is not type(theirs):
-        return False
-    if isinstance(mine, dict):
-        assert isinstance(theirs, dict)
-        return list(mine) == list(theirs) and all(_same(mine[k], theirs[k]) for k in mine)
-    if isinstance(mine, list | tuple):
-        assert isinstance(theirs, list | tuple)
-        return len(mine) == len(theirs) and all(map(_same, mine, theirs))
-    return bool(mine == theirs) or (mine != mine and theirs != theirs)  # nan
 
 
 def test_cfglint_agrees_with_mmengine_on_the_real_corpus() -> None:
@@ -60,7 +47,7 @@ def test_cfglint_agrees_with_mmengine_on_the_real_corpus() -> None:
             except UnknownValueError:
                 continue
             resolved += 1
-            if not _same(mine, value):
+            if not same(mine, value):
                 disagreements.append(f"{path}: {key}: cfglint {mine!r} != MMEngine {value!r}")
         extra = set(result.root.entries) - set(theirs)
         if extra:
