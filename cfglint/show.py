@@ -18,6 +18,7 @@ from cfglint.types import (
     SequenceNode,
     UnknownNode,
     to_python,
+    walk_nodes,
 )
 
 MAX_VALUE_WIDTH = 160
@@ -74,14 +75,9 @@ def shown_keys(config: ResolvedConfig, keys: Sequence[str]) -> list[ShownKey]:
 
 def unknowns_inside(node: ConfigNode, key: str) -> Iterator[tuple[str, UnknownNode]]:
     """Every unknown in a subtree, with its dotted key (list items by index)."""
-    if isinstance(node, UnknownNode):
-        yield key, node
-    elif isinstance(node, DictNode):
-        for child_key, child in node.entries.items():
-            yield from unknowns_inside(child, f"{key}.{child_key}")
-    elif isinstance(node, SequenceNode):
-        for index, item in enumerate(node.items):
-            yield from unknowns_inside(item, f"{key}.{index}")
+    for inner_key, inner in walk_nodes(node, key):
+        if isinstance(inner, UnknownNode):
+            yield inner_key, inner
 
 
 def env_dependent_inside(node: ConfigNode, key: str) -> Iterator[str]:

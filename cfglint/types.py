@@ -114,6 +114,17 @@ def lookup(root: DictNode, key: tuple[str, ...] | str) -> ConfigNode | None:
     return node
 
 
+def walk_nodes(node: ConfigNode, key: str) -> Iterator[tuple[str, ConfigNode]]:
+    """Every node of a subtree with its dotted key (list items by index), parents first."""
+    yield key, node
+    if isinstance(node, DictNode):
+        for child_key, child in node.entries.items():
+            yield from walk_nodes(child, f"{key}.{child_key}")
+    elif isinstance(node, SequenceNode):
+        for index, item in enumerate(node.items):
+            yield from walk_nodes(item, f"{key}.{index}")
+
+
 class UnknownValueError(ValueError):
     """Raised by :func:`to_python` when the subtree holds an unknown value."""
 

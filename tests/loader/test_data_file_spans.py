@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from cfglint.loader import Loader
-from cfglint.types import ConfigNode, DictNode, ResolvedConfig, SequenceNode, Span
+from cfglint.types import ResolvedConfig, Span, walk_nodes
 
 WriteTree = Callable[[dict[str, str | bytes]], Path]
 
@@ -48,20 +48,10 @@ def _text(span: Span) -> str:
     return first + "".join(middle) + lines[span.end_line - 1][: span.end_column - 1]
 
 
-def _leaves(node: ConfigNode, key: str) -> Iterator[tuple[str, ConfigNode]]:
-    yield key, node
-    if isinstance(node, DictNode):
-        for child_key, child in node.entries.items():
-            yield from _leaves(child, f"{key}.{child_key}")
-    elif isinstance(node, SequenceNode):
-        for index, item in enumerate(node.items):
-            yield from _leaves(item, f"{key}.{index}")
-
-
 def _spans(config: ResolvedConfig) -> dict[str, str]:
     found: dict[str, str] = {}
     for key, node in config.root.entries.items():
-        for dotted, inner in _leaves(node, str(key)):
+        for dotted, inner in walk_nodes(node, str(key)):
             found[dotted] = _text(inner.origin.span)
     return found
 
