@@ -113,19 +113,29 @@ class _Watched:
 
 @dataclass
 class _Expectations:
-    """What the round may change, per config (real path), and in every config reading a file
-    that `--fix-placement origin` edits."""
+    """What the round may change, per config (real path), in every config reading a file
+    that `--fix-placement origin` edits, and in every config of a fix's target reading a file
+    the fix edits."""
 
     per_config: dict[Path, Expectation]
     origin_files: set[Path]
     origin_keys: tuple[tuple[str, ...], ...]
+    # (edited file, target) -> the keys fixes for that target change by editing the file: a
+    # config of the same target that inherits the file (a FlexibleRunner config built on a
+    # fixed leaf, which CL201 does not check) gets the target's values too, as it should.
+    by_file_and_target: dict[tuple[Path, str], list[tuple[str, ...]]]
 
-    def of(self, config: Path, files: frozenset[Path]) -> Expectation:
+    def of(self, config: Path, files: frozenset[Path], target: str | None) -> Expectation:
         expectation = self.per_config.get(config, Expectation())
+        allowed = list(expectation.allowed)
         if files & self.origin_files:
-            allowed = (*expectation.allowed, *self.origin_keys)
-            expectation = replace(expectation, allowed=allowed)
-        return expectation
+            allowed.extend(self.origin_keys)
+        if target is not None:
+            for file in files:
+                allowed.extend(self.by_file_and_target.get((file, target), ()))
+        if len(allowed) == len(expectation.allowed):
+            return expectation
+        return replace(expectation, allowed=tuple(dict.fromkeys(allowed)))
 
 
 def _expectations(plan: Plan, request: FixRequest) -> _Expectations:
@@ -134,6 +144,7 @@ def _expectations(plan: Plan, request: FixRequest) -> _Expectations:
     replaced: dict[Path, set[Span]] = {}
     origin_files: set[Path] = set()
     origin_keys: list[tuple[str, ...]] = []
+    by_file_and_target: dict[tuple[Path, str], list[tuple[str, ...]]] = {}
     for violation, placement in plan.chosen:
         intent = violation.fix_intent
         assert intent is not None
@@ -141,6 +152,11 @@ def _expectations(plan: Plan, request: FixRequest) -> _Expectations:
         if not edited:
             continue
         keys = [change.key for change in intent.changes]
+        if violation.target is not None:
+            for entry in edited:
+                by_file_and_target.setdefault((real(entry.path), violation.target), []).extend(
+                    keys
+                )
         spans = {
             change.span
             for entry in edited
@@ -163,7 +179,7 @@ def _expectations(plan: Plan, request: FixRequest) -> _Expectations:
         )
         for config, keys in allowed.items()
     }
-    return _Expectations(per_config, origin_files, tuple(origin_keys))
+    return _Expectations(per_config, origin_files, tuple(origin_keys), by_file_and_target)
 
 
 def _carried(plan: Plan, violation: Violation, path: Path) -> bool:
@@ -177,10 +193,14 @@ def _baselines(
     """Every launched config that reads a file of the plan, reduced to what must not change."""
     edited = set(plan.files)
     expectations = _expectations(plan, request)
-    configs: list[tuple[Path, ResolvedConfig, bool]] = [
-        (path, config, True) for path, config in result.resolved.items() if not is_fragment(config)
+    configs: list[tuple[Path, ResolvedConfig, bool, str | None]] = [
+        (path, config, True, result.targets.get(path))
+        for path, config in result.resolved.items()
+        if not is_fragment(config)
     ]
-    configs.extend((tree.path, tree, False) for tree in index.trees.values())
+    configs.extend(
+        (tree.path, tree, False, index.configs[key].target) for key, tree in index.trees.items()
+    )
     touched = frozenset(
         change.key[0]
         for violation, _placement in plan.chosen
@@ -188,10 +208,10 @@ def _baselines(
         for change in violation.fix_intent.changes
     )
     watched: dict[Path, _Watched] = {}
-    for path, config, checked in configs:
+    for path, config, checked, target in configs:
         files = frozenset(real(file) for file in config.files)
         if files & edited:
-            expectation = expectations.of(real(path), files)
+            expectation = expectations.of(real(path), files, target)
             baseline = Baseline(config.root, expectation, touched)
             watched[real(path)] = _Watched(path, files, baseline, checked)
     return watched

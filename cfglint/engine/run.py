@@ -15,7 +15,7 @@ from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.cl9xx_loader import WARNING_CODES
-from cfglint.settings import Settings, settings_for, target_choice
+from cfglint.settings import Settings, TargetChoice, settings_for, target_choice
 from cfglint.targets import Target, TargetRegistry
 from cfglint.types import LoadFailure, LoadResult, ResolvedConfig, Violation
 
@@ -62,11 +62,19 @@ class _Targets:
         # A broken extra-target file is read once: its error stands in for the registry.
         self._registries: dict[Path | None, TargetRegistry | str] = {}
 
-    def for_config(self, leaf: Path, cli_target: str | None, settings: Settings) -> Target:
+    def for_config(
+        self, leaf: Path, cli_target: str | None, settings: Settings, *, named: bool = True
+    ) -> Target:
         """The leaf's target. A UserError names what is wrong where it was written: the
         config itself, the settings file, a target file, or `--target`, so an error that is
-        not about this config reads the same for every config and is printed once."""
-        choice = target_choice(leaf, cli_target)
+        not about this config reads the same for every config and is printed once.
+
+        `--target` is for the configs the command line names or finds (`named`); a config
+        brought in because it inherits a named file keeps the target it declares (its comment,
+        the settings), and takes `--target` only when it declares none.
+        """
+        choice = _own_choice(leaf) if not named and cli_target is not None else None
+        choice = choice or target_choice(leaf, cli_target)
         if settings.source not in self._registries:
             try:
                 self._registries[settings.source] = TargetRegistry(settings.extra_targets)
@@ -79,6 +87,13 @@ class _Targets:
             known = ", ".join(registry.names())
             raise UserError(f"{choice.source}: unknown target {choice.name!r} (known: {known})")
         return registry.get(choice.name)
+
+
+def _own_choice(leaf: Path) -> TargetChoice | None:
+    try:
+        return target_choice(leaf, None)
+    except UserError:
+        return None
 
 
 def _selection(settings: Settings, request: CheckRequest) -> Selection:
@@ -140,6 +155,7 @@ def run_check(
         aggregator.add_problems(problem.span.path, [problem])
 
     resolved = _load_configs(discovered, loader, aggregator, progress)
+    found_leaves = set(discovered.leaves)
     targets = _Targets()
     target_of: dict[Path, str] = {}
     for leaf, config in resolved.items():
@@ -147,7 +163,9 @@ def run_check(
             continue
         settings = settings_for(leaf)
         try:
-            target = targets.for_config(leaf, request.cli_target, settings)
+            target = targets.for_config(
+                leaf, request.cli_target, settings, named=leaf in found_leaves
+            )
         except UserError as error:
             errors.append(str(error))
             continue

@@ -349,3 +349,39 @@ def test_a_leaf_inherited_by_a_config_of_another_target_is_not_changed(tmp_path:
         "cfglint: warning: l0.py: fix reverted: it would also change `env_cfg.dist_cfg` of "
         "l1.py\n"
     ) in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("child_target", "fixed"),
+    [("t20-gcu", True), ("cuda", False)],
+)
+def test_a_fix_in_a_leaf_that_another_config_inherits(
+    tmp_path: Path, child_target: str, fixed: bool
+) -> None:
+    """A leaf without `model_wrapper_cfg` that a FlexibleRunner config builds on (CL201 does not
+    check FlexibleRunner configs). The override written in the leaf reaches the child too: fine
+    when the child has the same target, never when the child is a CUDA config."""
+    leaf = "model = dict(type='M')\nenv_cfg = dict(dist_cfg=dict(backend='gloo'))\n"
+    child = (
+        "_base_ = './leaf.py'\n"
+        f"# cfglint: target={child_target}\n"
+        "runner_type = 'FlexibleRunner'\n"
+        "strategy = dict(type='DeepSpeedStrategy')\n"
+    )
+    root = write_tree(
+        tmp_path, {"configs/leaf.py": leaf, "configs/leaf_ds.py": child}
+    )
+    before = snapshot(root)
+    result = run_cli("fix", "--target", "t20-gcu", "configs/leaf.py", cwd=root)
+    after = snapshot(root)
+    if fixed:
+        assert result.exit_code == 0, result.stdout + result.stderr
+        assert changed_files(before, after) == ["configs/leaf.py"]
+        assert "Fixed 1 error." in result.stdout
+        assert _load_in_mmengine(root / "configs/leaf.py", "model_wrapper_cfg.device_ids") == [
+            None
+        ]
+    else:
+        assert result.exit_code == 1, result.stdout + result.stderr
+        assert changed_files(before, after) == []
+        assert "would also change `model_wrapper_cfg" in result.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from helpers import EXAMPLES, run_cli
+from project_tree import write_tree
 
 BASE = "configs/_base_/default_runtime.py"
 MODEL_BASE = "configs/_base_/models/toy_backbone.py"
@@ -31,14 +32,6 @@ def examples(tmp_path: Path) -> Path:
     copy = tmp_path / "examples"
     shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return copy
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
 
 
 def _records(
@@ -84,7 +77,8 @@ def test_a_base_pointing_at_a_missing_file_fails(examples: Path) -> None:
 
 
 def test_a_broken_base_nothing_inherits_is_still_reported(examples: Path) -> None:
-    orphan = _write(examples, {"configs/_base_/orphan.py": "x = (\n"}) / "configs/_base_/orphan.py"
+    orphan = examples / "configs/_base_/orphan.py"
+    write_tree(examples, {"configs/_base_/orphan.py": "x = (\n"})
     exit_code, records = _records(examples, str(orphan))
     assert exit_code == 2
     assert [(record["code"], record["filename"]) for record in records] == [("CL901", str(orphan))]
@@ -100,7 +94,7 @@ def test_a_base_named_with_one_of_its_leaves_still_checks_the_others(examples: P
 
 def test_two_bases_bring_in_the_inheritors_of_each(examples: Path) -> None:
     # Only the dinov3 configs inherit this new base; every config inherits the model base.
-    _write(examples, {"configs/_base_/schedule.py": "train_cfg = dict(max_iters=10)\n"})
+    write_tree(examples, {"configs/_base_/schedule.py": "train_cfg = dict(max_iters=10)\n"})
     leaf = examples / T20_LEAVES[1]
     leaf.write_text(
         leaf.read_text(encoding="utf-8").replace(
@@ -113,7 +107,7 @@ def test_two_bases_bring_in_the_inheritors_of_each(examples: Path) -> None:
 
 
 def test_a_leaf_inherited_by_another_leaf_brings_it_in(tmp_path: Path) -> None:
-    root = _write(
+    root = write_tree(
         tmp_path / "project",
         {
             "pyproject.toml": "[tool.cfglint]\ndefault-target = 't20-gcu'\n",
@@ -139,7 +133,7 @@ def test_a_leaf_inherited_by_another_leaf_brings_it_in(tmp_path: Path) -> None:
 
 
 def test_a_shared_fragment_outside_base_folders_brings_in_its_users(tmp_path: Path) -> None:
-    root = _write(
+    root = write_tree(
         tmp_path / "project",
         {
             "pyproject.toml": "[tool.cfglint]\ndefault-target = 't20-gcu'\n",
@@ -164,7 +158,7 @@ def _git_init(root: Path) -> None:
 
 
 def test_without_settings_the_project_is_the_git_work_tree(tmp_path: Path) -> None:
-    root = _write(
+    root = write_tree(
         tmp_path / "repository",
         {
             "shared/ddp.py": WRAPPER,
@@ -179,7 +173,7 @@ def test_without_settings_the_project_is_the_git_work_tree(tmp_path: Path) -> No
 
 
 def test_without_settings_or_git_the_project_is_the_named_files_folder(tmp_path: Path) -> None:
-    root = _write(
+    root = write_tree(
         tmp_path / "loose",
         {
             "shared/ddp.py": WRAPPER,
@@ -194,7 +188,7 @@ def test_without_settings_or_git_the_project_is_the_named_files_folder(tmp_path:
 
 
 def test_excluded_and_hidden_configs_are_not_brought_in(tmp_path: Path) -> None:
-    root = _write(
+    root = write_tree(
         tmp_path / "project",
         {
             "pyproject.toml": "[tool.cfglint]\ndefault-target = 't20-gcu'\n"
@@ -208,3 +202,22 @@ def test_excluded_and_hidden_configs_are_not_brought_in(tmp_path: Path) -> None:
     )
     _, records = _records(root, "configs/common/ddp.py")
     assert _relative(root, _configs(records, "CL201")) == ["configs/a.py"]
+
+
+def test_a_config_brought_in_keeps_the_target_it_declares(tmp_path: Path) -> None:
+    """`--target` is for the named config; a config inheriting it that declares its own target
+    is checked for that target, one that declares none takes `--target`."""
+    leaf = "model = dict(type='M')\nmodel_wrapper_cfg = dict(type='MMDistributedDataParallel')\n"
+    root = write_tree(
+        tmp_path,
+        {
+            "configs/leaf.py": leaf,
+            "configs/cuda_child.py": "_base_ = './leaf.py'\n# cfglint: target=cuda\n",
+            "configs/plain_child.py": "_base_ = './leaf.py'\n",
+        },
+    )
+    code, records = _records(root, "--target", "t20-gcu", "configs/leaf.py")
+    assert code == 1
+    [record] = [record for record in records if record["code"] == "CL201"]
+    assert record["target"] == "t20-gcu"
+    assert _relative(root, record["configs"]) == ["configs/leaf.py", "configs/plain_child.py"]
