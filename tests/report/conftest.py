@@ -21,13 +21,23 @@ def sample(tmp_path: Path) -> Sample:
     return build_sample(tmp_path)
 
 
-def _shared() -> Path:
-    return Path(os.environ.get("CFGLINT_SHARED", SHARED))
+def _shared_data(name: str) -> Path:
+    """A file or folder of the team's shared `data/` (the SARIF and rdjson schemas): beside the
+    checkout as `../shared`, or where CFGLINT_SHARED points. Missing is a failure that says so,
+    never a skip: the schema validation is what these tests are for."""
+    path = Path(os.environ.get("CFGLINT_SHARED", SHARED)) / "data" / name
+    if not path.exists():
+        pytest.fail(
+            f"{path} not found: put the shared folder beside the checkout (../shared) or set "
+            "CFGLINT_SHARED to it",
+            pytrace=False,
+        )
+    return path
 
 
 @pytest.fixture(scope="session")
 def validate_sarif() -> Callable[[object], None]:
-    schema = json.loads((_shared() / "data/sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    schema = json.loads(_shared_data("sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
     validator_class = jsonschema.validators.validator_for(schema)
     validator_class.check_schema(schema)
     validator = validator_class(schema)
@@ -36,7 +46,7 @@ def validate_sarif() -> Callable[[object], None]:
 
 @pytest.fixture(scope="session")
 def validate_rdjson() -> Callable[[object], None]:
-    folder = _shared() / "data/rdjson"
+    folder = _shared_data("rdjson")
     resources = []
     for path in sorted(folder.glob("*.json")):
         contents = json.loads(path.read_text(encoding="utf-8"))
