@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from helpers import EXAMPLES, run_cli
+from project_tree import snapshot
 
 SEED_001 = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py"
 SEED_000 = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp.py"
@@ -91,16 +92,8 @@ def examples(tmp_path: Path) -> Path:
     return copy
 
 
-def _snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts
-    }
-
-
 def test_fix_rewrites_exactly_the_t20_leaves(examples: Path) -> None:
-    before = _snapshot(examples)
+    before = snapshot(examples)
     result = run_cli("fix", cwd=examples)
     # CL102 has no automatic fix: the entry point must create the process group.
     assert result.exit_code == 1, result.stderr
@@ -108,7 +101,7 @@ def test_fix_rewrites_exactly_the_t20_leaves(examples: Path) -> None:
     assert [
         line.split(": ")[1].split()[0] for line in result.stdout.splitlines() if ": CL" in line
     ] == ["CL102"]
-    after = _snapshot(examples)
+    after = snapshot(examples)
     changed = sorted(name for name in after if after[name] != before[name])
     assert changed == sorted([SEED_001, SEED_000, SMOKE])
     assert (examples / SEED_001).read_text(encoding="utf-8") == FIXED_SEED_001
@@ -118,7 +111,7 @@ def test_fix_rewrites_exactly_the_t20_leaves(examples: Path) -> None:
     assert after[CUDA] == before[CUDA] and after[RUNTIME] == before[RUNTIME]
 
     again = run_cli("fix", cwd=examples)
-    assert _snapshot(examples) == after  # a second fix changes nothing
+    assert snapshot(examples) == after  # a second fix changes nothing
     assert "Fixed" not in again.stdout
 
     # Once the entry point creates the process group, the launcher line is suppressed.
@@ -167,10 +160,10 @@ def test_mmengine_loads_the_fixed_leaves_with_the_target_values(examples: Path) 
 
 
 def test_diff_writes_nothing_and_exits_1(examples: Path) -> None:
-    before = _snapshot(examples)
+    before = snapshot(examples)
     result = run_cli("check", "--diff", cwd=examples)
     assert result.exit_code == 1
-    assert _snapshot(examples) == before
+    assert snapshot(examples) == before
     assert f"--- a/{SEED_000}\n+++ b/{SEED_000}\n" in result.stdout
     assert (
         "-    device_ids=[0],\n-    output_device=0,\n"
@@ -251,20 +244,20 @@ def test_unsafe_fixes_need_the_flag(examples: Path) -> None:
 
 def test_fixing_one_leaf_never_edits_a_base_that_a_cuda_config_shares(examples: Path) -> None:
     """Only one T20 config is named, but the project's CUDA config inherits the same base."""
-    before = _snapshot(examples)
+    before = snapshot(examples)
     run_cli("fix", SEED_001, cwd=examples)
-    after = _snapshot(examples)
+    after = snapshot(examples)
     assert sorted(name for name in after if after[name] != before[name]) == [SEED_001]
     assert (examples / SEED_001).read_text(encoding="utf-8") == FIXED_SEED_001
 
 
 def test_target_flag_applies_to_the_named_configs_only(examples: Path) -> None:
     """`--target` retargets the configs named, not the CUDA config sharing their base."""
-    before = _snapshot(examples)
+    before = snapshot(examples)
     result = run_cli("fix", "--target", "t20-gcu", "configs/dinov3", cwd=examples)
     assert result.exit_code == 1, result.stderr
     assert "Fixed 5 errors." in result.stdout
-    after = _snapshot(examples)
+    after = snapshot(examples)
     assert sorted(name for name in after if after[name] != before[name]) == [SEED_001, SEED_000]
     assert after[SEED_001] == FIXED_SEED_001.encode()
     assert after[SEED_000] == FIXED_SEED_000.encode()
