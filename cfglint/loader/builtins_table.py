@@ -85,10 +85,18 @@ TYPE_NAMES: dict[str, type] = {
     "slice": slice,
 }
 
+# `ValueError` and the like: a config may name them (`raise`, `except`, `isinstance`).
+EXCEPTION_TYPES: dict[str, type[BaseException]] = {
+    name: value
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+}
+
 BUILTIN_NAMES = (
     frozenset(PURE_BUILTINS)
     | VALUE_BUILTINS
     | frozenset(TYPE_NAMES)
+    | frozenset(EXCEPTION_TYPES)
     | frozenset(
         {
             "None",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from cfglint.loader.builtins_table import (
     BUILTIN_NAMES,
+    EXCEPTION_TYPES,
     PURE_BUILTINS,
     PURE_MODULE_FUNCTIONS,
     STR_METHODS,
@@ -144,6 +145,8 @@ def _pure_call(
 def _shallow_copy(value: Val) -> Val:
     if isinstance(value, DictNode | SequenceNode):
         value = thaw(value)
+    if isinstance(value, VDict | VList) and value.poison is not None:
+        raise UnknowableError(value.poison.reason, value.poison)
     if isinstance(value, VDict):
         return VDict(dict(value.entries), value.origin, value.config_dict)
     if isinstance(value, VList):
@@ -214,8 +217,10 @@ def _pairs(
 def _types(kinds: Val) -> type | tuple[type, ...]:
     if isinstance(kinds, VList):
         return tuple(t for item in kinds.items for t in _as_tuple(_types(item)))
-    if isinstance(kinds, Opaque) and kinds.kind == "builtin" and kinds.name in TYPE_NAMES:
-        return TYPE_NAMES[kinds.name]
+    if isinstance(kinds, Opaque) and kinds.kind == "builtin":
+        known = TYPE_NAMES.get(kinds.name) or EXCEPTION_TYPES.get(kinds.name)
+        if known is not None:
+            return known
     raise UnknowableError("isinstance() with a type cfglint does not know")
 
 
@@ -338,6 +343,10 @@ def _update(owner: VDict, other: dict[object, Val]) -> None:
             if isinstance(value, DictNode):
                 value = thaw(value)
             assert isinstance(value, VDict)
+            # A poisoned dict takes no reads or writes (see poison_deep).
+            poison = current.poison or value.poison
+            if poison is not None:
+                raise UnknowableError(poison.reason, poison)
             _update(current, dict(value.entries))
         else:
             owner.entries[key] = as_config_dict(value)
@@ -364,9 +373,13 @@ def _list_method(
         owner.items.insert(index, args[1])
     elif name == "pop":
         index = to_py(args[0]) if args else -1
-        if not isinstance(index, int) or not owner.items:
-            raise UnknowableError("pop from an empty list or with a bad index")
-        value = owner.child(index if index >= 0 else len(owner.items) + index)
+        if not isinstance(index, int):
+            raise UnknowableError(f"list index {index!r} is not an int")
+        try:
+            value = owner.child(index)
+        except IndexError:
+            empty = "pop from empty list" if not owner.items else "pop index out of range"
+            raise DefiniteError(f"IndexError: {empty}") from None
         del owner.items[index]
         return value
     elif name in ("remove", "index", "count"):

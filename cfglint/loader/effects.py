@@ -84,41 +84,45 @@ def forget_call(
 ) -> None:
     """``call`` was not evaluated (``callee``: what it calls, None when not known)."""
     try:
-        _forget_call(evaluator, call, callee, unknown)
+        _forget_call(evaluator, call, callee, unknown, set())
     except _Everything:
         forget_everything(evaluator, unknown)
 
 
 def _forget_call(
-    evaluator: ExpressionEvaluator, call: ast.Call, callee: Val | None, unknown: UnknownNode
+    evaluator: ExpressionEvaluator,
+    call: ast.Call,
+    callee: Val | None,
+    unknown: UnknownNode,
+    seen: set[int],
 ) -> None:
+    # `seen`: the function nodes whose reach this pass has marked already.
     arguments = [*call.args, *(keyword.value for keyword in call.keywords)]
     if isinstance(callee, Opaque) and callee.kind == "builtin":
         if callee.name in DYNAMIC_BUILTINS:
             raise _Everything
         if callee.name in SAFE_BUILTINS:
-            _forget_code_in(evaluator, arguments, unknown)
+            _forget_code_in(evaluator, arguments, unknown, seen)
             return
     elif isinstance(callee, Opaque) and callee.kind == "method":
         if isinstance(callee.bound, VDict | VList) and callee.name in MUTATING_METHODS:
-            poison_deep(callee.bound, unknown)
-        _forget_code_in(evaluator, arguments, unknown)
+            _poison(evaluator, callee.bound, unknown)
+        _forget_code_in(evaluator, arguments, unknown, seen)
         return
     elif isinstance(callee, Opaque) and callee.kind in ("module", "import"):
         if callee.name in PURE_MODULE_FUNCTIONS or callee.name in _COPIERS:
-            _forget_code_in(evaluator, arguments, unknown)
+            _forget_code_in(evaluator, arguments, unknown, seen)
             return
     elif is_file_code(callee):
         assert isinstance(callee, Opaque)
-        _forget_values(evaluator, [callee], unknown, set())
+        _forget_values(evaluator, [callee], unknown, seen)
     elif callee is None or isinstance(callee, UnknownNode):
         # It may be any function of the file, under a name cfglint lost track of.
-        for code in list(evaluator.file_code):
-            _forget_values(evaluator, [code], unknown, set())
+        _forget_values(evaluator, list(evaluator.file_code.values()), unknown, seen)
     values: list[Val] = []
     for argument in [call.func, *arguments]:
         values.extend(reachable(evaluator, argument))
-    _forget_values(evaluator, values, unknown, set())
+    _forget_values(evaluator, values, unknown, seen)
 
 
 def forget_values(evaluator: ExpressionEvaluator, values: list[Val], unknown: UnknownNode) -> None:
@@ -130,14 +134,17 @@ def forget_values(evaluator: ExpressionEvaluator, values: list[Val], unknown: Un
 
 
 def _forget_code_in(
-    evaluator: ExpressionEvaluator, arguments: list[ast.expr], unknown: UnknownNode
+    evaluator: ExpressionEvaluator,
+    arguments: list[ast.expr],
+    unknown: UnknownNode,
+    seen: set[int],
 ) -> None:
     for argument in arguments:
         if isinstance(argument, ast.Lambda):
-            _forget_function_node(evaluator, argument, unknown, set())
+            _forget_function_node(evaluator, argument, unknown, seen)
             continue
         found = [value for value in reachable(evaluator, argument) if is_file_code(value)]
-        _forget_values(evaluator, found, unknown, set())
+        _forget_values(evaluator, found, unknown, seen)
 
 
 def _forget_values(
@@ -145,10 +152,10 @@ def _forget_values(
 ) -> None:
     for value in values:
         if isinstance(value, VDict | VList):
-            poison_deep(value, unknown)
+            _poison(evaluator, value, unknown)
         elif isinstance(value, Opaque) and value.kind == "method":
             if isinstance(value.bound, VDict | VList):
-                poison_deep(value.bound, unknown)
+                _poison(evaluator, value.bound, unknown)
         elif is_file_code(value):
             assert isinstance(value, Opaque)
             node = value.py
@@ -199,9 +206,14 @@ def forget_everything(evaluator: ExpressionEvaluator, unknown: UnknownNode) -> N
     """``exec``, ``globals()``...: any module-level name may have changed."""
     for name, value in list(evaluator.namespace.items()):
         if isinstance(value, VDict | VList):
-            poison_deep(value, unknown)
+            _poison(evaluator, value, unknown)
         elif not isinstance(value, Opaque):
             evaluator.namespace[name] = _copy_unknown(unknown)
+
+
+def _poison(evaluator: ExpressionEvaluator, value: VDict | VList, unknown: UnknownNode) -> None:
+    # Counted in the work budget: past it, the evaluator computes nothing more.
+    evaluator.work += poison_deep(value, unknown)
 
 
 def _copy_unknown(unknown: UnknownNode) -> UnknownNode:

@@ -120,7 +120,9 @@ class ExpressionEvaluator:
         self.local_scopes: list[dict[str, Val]] = []
         self.steps = 0  # loop iterations and comprehension items so far (limits.MAX_STEPS)
         self.unknowns_made = 0  # how often evaluation hit something it does not follow
-        self.file_code: list[Opaque] = []  # the functions, lambdas and classes defined so far
+        # The functions, lambdas and classes defined so far, one per definition (by id of its
+        # ast node): a lambda in a comprehension is evaluated once per item.
+        self.file_code: dict[int, Opaque] = {}
         # Per function or class node: the names it mentions (see effects.py).
         self.code_mentions: dict[int, tuple[frozenset[str], frozenset[str], bool]] = {}
         self.work = 0  # size of the values computed so far (limits.WORK_BUDGET)
@@ -400,7 +402,7 @@ class ExpressionEvaluator:
             if not isinstance(key, int) or isinstance(key, bool):
                 raise UnknowableError(f"list index {key!r} is not an int")
             try:
-                return owner.child(key if key >= 0 else len(owner.items) + key)
+                return owner.child(key)
             except IndexError:
                 raise DefiniteError(f"IndexError: list index {key} out of range") from None
         plain = to_py(owner)
@@ -557,8 +559,10 @@ class ExpressionEvaluator:
         for default in [*node.args.defaults, *node.args.kw_defaults]:
             if default is not None:
                 self.item(default)  # evaluated when the lambda is created
-        code = Opaque("function", "<lambda>", self.origin(node), py=node)
-        self.file_code.append(code)
+        code = self.file_code.get(id(node))
+        if code is None:
+            code = Opaque("function", "<lambda>", self.origin(node), py=node)
+            self.file_code[id(node)] = code
         return code
 
     def _eval_NamedExpr(self, node: ast.NamedExpr) -> Val:

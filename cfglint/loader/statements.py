@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from cfglint.loader.builtins_table import MODULE_CONSTANTS
+from cfglint.loader.builtins_table import EXCEPTION_TYPES, MODULE_CONSTANTS
 from cfglint.loader.effects import (
     forget_call,
     forget_values,
@@ -64,11 +64,12 @@ class StatementRunner(ExpressionEvaluator):
         try:
             self.execute(node)
         except DefiniteError as error:
+            if error.span is None:
+                error.span = self.source.span(node)
             if self.in_try:
                 raise  # the `try` decides whether MMEngine stops
-            raise LoadError(
-                "CL905", f"MMEngine would stop here: {error.reason}", self.source.span(node)
-            ) from None
+            message = f"MMEngine would stop here: {error.reason}"
+            raise LoadError("CL905", message, error.span) from None
 
     def execute(self, node: ast.stmt) -> None:
         handler = getattr(self, f"_stmt_{type(node).__name__}", None)
@@ -320,12 +321,29 @@ class StatementRunner(ExpressionEvaluator):
             raise DefiniteError(f"AssertionError: `{self.source.segment(node.test)}` is false")
 
     def _stmt_Raise(self, node: ast.Raise) -> None:
-        raise DefiniteError(f"the config raises: `{self.source.segment(node)}`")
+        raised: type[BaseException] | None = RuntimeError  # a bare `raise` with none active
+        if node.exc is not None:
+            raised = self._builtin_exception(
+                node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+            )
+        raise DefiniteError(f"the config raises: `{self.source.segment(node)}`", raised)
+
+    def _builtin_exception(self, node: ast.expr) -> type[BaseException] | None:
+        """The builtin exception class ``node`` names (None: another, or not known)."""
+        if isinstance(node, ast.Name) and self.lookup_name(node.id) is None:
+            return EXCEPTION_TYPES.get(node.id)
+        return None
 
     def _stmt_Try(self, node: ast.Try) -> None:
+        # An exception the handlers do not catch, in the body or in `else`, comes out here:
+        # `finally` runs, then it goes on (unless `finally` breaks out of a loop).
         try:
-            self._try_body(node)
-        except (_Break, _Continue):
+            self.in_try += 1
+            try:
+                self._try_body(node)
+            finally:
+                self.in_try -= 1
+        except (_Break, _Continue, DefiniteError):
             self.run(node.finalbody)
             raise
         self.run(node.finalbody)
@@ -336,21 +354,19 @@ class StatementRunner(ExpressionEvaluator):
         """The body runs until a step that may raise; from there on, nothing is certain."""
         reason: str | None = None
         maybe_run: list[ast.stmt] = []
-        self.in_try += 1
-        try:
-            for index, statement in enumerate(node.body):
-                before = self.unknowns_made
-                try:
-                    self.statement(statement)
-                except DefiniteError as error:
-                    reason = f"an exception in the `try` body ({error.reason}) may be caught"
-                    break
-                if self.unknowns_made != before:
-                    reason = "a step of the `try` body that cfglint could not follow may raise"
-                    maybe_run = [*node.body[index + 1 :], *node.orelse]
-                    break
-        finally:
-            self.in_try -= 1
+        for index, statement in enumerate(node.body):
+            before = self.unknowns_made
+            try:
+                self.statement(statement)
+            except DefiniteError as error:
+                if not any(self._may_catch(handler, error.exception) for handler in node.handlers):
+                    raise  # MMEngine stops, once `finally` has run
+                reason = f"an exception in the `try` body ({error.reason}) may be caught"
+                break
+            if self.unknowns_made != before:
+                reason = "a step of the `try` body that cfglint could not follow may raise"
+                maybe_run = [*node.body[index + 1 :], *node.orelse]
+                break
         if reason is None:
             self.run(node.orelse)
         else:
@@ -358,6 +374,16 @@ class StatementRunner(ExpressionEvaluator):
                 maybe_run.extend(handler.body)
             for statement in maybe_run:
                 self.forget(statement, reason)
+
+    def _may_catch(self, handler: ast.ExceptHandler, raised: type[BaseException] | None) -> bool:
+        if handler.type is None or raised is None:
+            return True
+        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        for kind in kinds:
+            caught = self._builtin_exception(kind)
+            if caught is None or issubclass(raised, caught):
+                return True
+        return False
 
     # -- definitions and imports ------------------------------------------------------------
 
@@ -408,7 +434,7 @@ class StatementRunner(ExpressionEvaluator):
     def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         kind = "class" if isinstance(node, ast.ClassDef) else "function"
         code = Opaque(kind, node.name, self.origin(node), py=node)
-        self.file_code.append(code)
+        self.file_code[id(node)] = code
         if node.decorator_list or (isinstance(node, ast.ClassDef) and _runs_code(node)):
             # A decorator is a call, and a class body runs: both may change anything `code`
             # reaches, and what the name ends up bound to is not known.

@@ -8,11 +8,20 @@ memoised results of base files) are thawed one level at a time, only where code 
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from cfglint.loader.limits import MAX_FROZEN_CONTAINERS, TOO_LARGE
-from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, SequenceNode, UnknownNode
+from cfglint.types import (
+    ConfigNode,
+    DictNode,
+    Origin,
+    ScalarNode,
+    SequenceNode,
+    Span,
+    UnknownNode,
+)
 
 
 class VDict:
@@ -165,22 +174,27 @@ class _Freezer:
         return value
 
 
-def poison_deep(value: Val, unknown: UnknownNode) -> None:
+def poison_deep(value: Val, unknown: UnknownNode) -> int:
     """Mark every dict and list reachable from ``value`` as changed by code cfglint cannot follow.
 
+    Returns the work done (containers and items looked at), for the evaluator's work budget.
+    A container already poisoned is not entered: only this function sets poison, and it sets
+    it all the way down, so everything below one is poisoned too (copies keep the mark, and a
+    poisoned container refuses reads and writes). Each container is thus entered once, however
+    often the code hands it to calls cfglint does not follow and however it is shared.
     Frozen nodes inside need nothing: they can only be reached (and changed) through the
     containers above them, which now refuse to be read.
     """
+    work = 0
     pending = [value]
-    seen: set[int] = set()
     while pending:
         current = pending.pop()
-        if not isinstance(current, VDict | VList) or id(current) in seen:
+        work += 1
+        if not isinstance(current, VDict | VList) or current.poison is not None:
             continue
-        seen.add(id(current))
-        if current.poison is None:
-            current.poison = unknown
+        current.poison = unknown
         pending.extend(current.entries.values() if isinstance(current, VDict) else current.items)
+    return work
 
 
 class UnknowableError(Exception):
@@ -193,7 +207,21 @@ class UnknowableError(Exception):
 
 
 class DefiniteError(UnknowableError):
-    """Every input is known and the operation fails: MMEngine would stop on it too."""
+    """Every input is known and the operation fails: MMEngine would stop on it too.
+
+    ``exception`` is the builtin exception Python raises there, when cfglint knows it: by
+    default the one the reason starts with, as Python prints errors (``KeyError: 'a'``).
+    ``span`` is where the statement that raised it is (set by the statement runner).
+    """
+
+    def __init__(self, reason: str, exception: type[BaseException] | None = None) -> None:
+        super().__init__(reason)
+        if exception is None:
+            named = getattr(builtins, reason.partition(":")[0], None)
+            if isinstance(named, type) and issubclass(named, BaseException):
+                exception = named
+        self.exception = exception
+        self.span: Span | None = None
 
 
 def to_py(value: Val) -> object:

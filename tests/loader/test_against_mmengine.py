@@ -167,6 +167,44 @@ CASES: dict[str, Case] = {
         "l = [(y := i) for i in range(3)]\n", known=("y", "l")
     ),
     "raise": Case("raise ValueError('no')\n", refused="CL905"),
+    # A `try` stops nothing its handlers cannot catch: `finally` runs, and MMEngine stops.
+    "a raise in a try with only finally": Case(
+        "try:\n    raise ValueError('x')\nfinally:\n    pass\nb = 2\n", refused="CL905"
+    ),
+    "a failing assert in a try with only finally": Case(
+        "try:\n    assert False\nfinally:\n    a = 3\n", refused="CL905"
+    ),
+    "a handler for another exception": Case(
+        "try:\n    x = [][1]\nexcept (KeyError, ZeroDivisionError):\n    pass\n", refused="CL905"
+    ),
+    "a failing else of a try": Case(
+        "try:\n    pass\nexcept KeyError:\n    pass\nelse:\n    assert 0\nfinally:\n    w = 1\n",
+        refused="CL905",
+    ),
+    "a handler that catches a base class": Case(
+        "try:\n    x = [][1]\nexcept LookupError:\n    y = 1\nz = 2\n",
+        unknown=("y",),
+        known=("z",),
+    ),
+    "a break in finally drops the exception": Case(
+        "for i in range(2):\n    try:\n        raise ValueError('x')\n    finally:\n        break\n"
+        "z = 2\n",
+        known=("i", "z"),
+    ),
+    "builtin exception classes are names": Case(
+        "e = ValueError\nok = isinstance(KeyError(), LookupError)\nn = isinstance(1, OSError)\n",
+        unknown=("e", "ok"),
+        known=("n",),
+    ),
+    "a shallow copy of a list changed by an unknown call": Case(
+        "import random, copy\nl = [1, 2, 3]\nrandom.shuffle(l)\nm = copy.copy(l)\nn = list(l)\n",
+        unknown=("l", "m", "n"),
+    ),
+    "a negative index past the start": Case("x = [1, 2, 3][-5]\n", refused="CL905"),
+    "a negative pop past the start": Case("l = [1, 2, 3]\ny = l.pop(-5)\n", refused="CL905"),
+    "negative indices in range": Case(
+        "l = [1, 2, 3]\ny = l.pop(-3)\nz = l[-2]\n", known=("l", "y", "z")
+    ),
     "environment placeholders take their default": Case(
         "data_root = '{{$DATA_FOR_TEST:/data}}' + '/coco'\n"
         "env_cfg = dict(dist_cfg=dict(backend='{{$BK_FOR_TEST:nccl}}'))\n"
