@@ -7,15 +7,20 @@ that ended up as a dict value or list item with the base's value.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from cfglint.loader.placeholders import check_environment, predefined_values
 from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.spans import DataSpans
-from cfglint.loader.textsub import PlaceholderError, substitute_file_text
-from cfglint.loader.values import RANDOM_STRING
+from cfglint.loader.textsub import FilePlaceholders, substitute_file_text
+from cfglint.loader.values import RANDOM_STRING, BaseVar, base_var_value
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode, UnknownNode
+
+RANDOM_KEY = (
+    "a `{{_base_.x}}` used as a key: MMEngine names the key with a random string "
+    "(`_x_` and six random hex digits), so neither the key nor its value can be looked up"
+)
 
 
 class DataFile:
@@ -29,13 +34,9 @@ class DataFile:
 
 
 def load_data_file(
-    path: Path, text: str, environ: Mapping[str, str], is_leaf: bool = True
+    path: Path, text: str, placeholders: FilePlaceholders, is_leaf: bool = True
 ) -> DataFile:
-    check_environment(path, text, environ)
-    try:
-        substituted = substitute_file_text(text, predefined_values(path), environ)
-    except PlaceholderError as error:
-        raise fail("CL905", str(error), path) from None
+    substituted = substitute_file_text(path, text, placeholders)
     spans = DataSpans(path, text, substituted.mapped)
     # Imported here: most configs are .py, and PyYAML takes a while to import.
     root: ConfigNode | None
@@ -73,9 +74,21 @@ def load_data_file(
 def substitute_base_vars(
     own: Mapping[object, ConfigNode], tokens: dict[str, str], base: Mapping[object, ConfigNode]
 ) -> dict[object, ConfigNode]:
-    """MMEngine's ``_substitute_base_vars`` over the file's keys (``base``: the merged bases)."""
+    """MMEngine's ``_substitute_base_vars`` over the file's keys (``base``: the merged bases).
+
+    MMEngine substitutes values only: a top-level key written as ``{{_base_.x}}`` stays the
+    random string, a key of the config whose name cfglint cannot know. It is kept under the
+    placeholder's text, its value unknown.
+    """
     replacer = _Replacer(tokens, base)
-    return {key: replacer.node(value) for key, value in own.items()}
+    substituted: dict[object, ConfigNode] = {}
+    for key, value in own.items():
+        if isinstance(key, str) and replacer.has_token(key):
+            readable = replacer.readable(key)
+            substituted[readable] = UnknownNode(readable, RANDOM_KEY, value.origin)
+        else:
+            substituted[key] = replacer.node(value)
+    return substituted
 
 
 class _Replacer:
@@ -83,6 +96,9 @@ class _Replacer:
         self.tokens = tokens
         self.base = base
         self.done: dict[int, ConfigNode] = {}  # YAML aliases share nodes: each is done once
+        # One search for all tokens (longest first: one may start with another).
+        alternatives = "|".join(map(re.escape, sorted(tokens, key=len, reverse=True)))
+        self._any_token = re.compile(f'"({alternatives})"|({alternatives})')
 
     def node(self, node: ConfigNode) -> ConfigNode:
         done = self.done.get(id(node))
@@ -95,42 +111,28 @@ class _Replacer:
         if isinstance(node, ScalarNode) and isinstance(node.value, str):
             dotted = self.tokens.get(node.value)
             if dotted is not None:
-                return self._base_value(dotted, node)
-            if self._has_token(node.value):
-                return UnknownNode(self._readable(node.value), RANDOM_STRING, node.origin)
+                variable = BaseVar(dotted, f"{{{{_base_.{dotted}}}}}", node.origin)
+                return base_var_value(self.base, variable)
+            if self.has_token(node.value):
+                return UnknownNode(self.readable(node.value), RANDOM_STRING, node.origin)
         elif isinstance(node, DictNode):
             for key in node.entries:
-                if isinstance(key, str) and self._has_token(key):
+                if isinstance(key, str) and self.has_token(key):
                     reason = "a `{{_base_.x}}` placeholder used as a key is a random string"
-                    return UnknownNode(self._readable(key), reason, node.origin)
+                    return UnknownNode(self.readable(key), reason, node.origin)
             return DictNode({k: self.node(v) for k, v in node.entries.items()}, node.origin)
         elif isinstance(node, SequenceNode):
             items = tuple(self.node(item) for item in node.items)
             return SequenceNode(items, node.is_tuple, node.origin)
         return node
 
-    def _base_value(self, dotted: str, node: ScalarNode) -> ConfigNode:
-        value: ConfigNode | None = None
-        entries: Mapping[object, ConfigNode] | None = self.base
-        for part in dotted.split("."):
-            if entries is None or part not in entries:
-                raise LoadError(
-                    "CL905",
-                    f"`{{{{_base_.{dotted}}}}}`: the bases do not define `{part}`",
-                    node.origin.span,
-                )
-            value = entries[part]
-            if isinstance(value, UnknownNode):
-                return UnknownNode(value.source, value.reason, node.origin)
-            entries = value.entries if isinstance(value, DictNode) else None
-        assert value is not None
-        return value
+    def has_token(self, text: str) -> bool:
+        return self._any_token.search(text) is not None
 
-    def _has_token(self, text: str) -> bool:
-        return any(token in text for token in self.tokens)
+    def readable(self, text: str) -> str:
+        """The text with each placeholder string (and its quotes) back as ``{{_base_.x}}``."""
 
-    def _readable(self, text: str) -> str:
-        for token, dotted in self.tokens.items():
-            text = text.replace(f'"{token}"', f"{{{{_base_.{dotted}}}}}")
-            text = text.replace(token, f"{{{{_base_.{dotted}}}}}")
-        return text
+        def placeholder(match: re.Match[str]) -> str:
+            return f"{{{{_base_.{self.tokens[match.group(1) or match.group(2)]}}}}}"
+
+        return self._any_token.sub(placeholder, text)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import ast
 import functools
 import operator
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +34,10 @@ from cfglint.loader.limits import (
     size_of,
     too_large,
 )
-from cfglint.loader.placeholders import MissingEnvError, has_placeholder, substitute
+from cfglint.loader.placeholders import BASE_VAR_PATTERN, has_placeholder
 from cfglint.loader.problems import LoadError
 from cfglint.loader.source import SourceText
+from cfglint.loader.textsub import FilePlaceholders, MappedText, substitute_text
 from cfglint.loader.values import (
     BaseVar,
     DefiniteError,
@@ -85,8 +85,6 @@ COMPARE_OPERATORS: dict[type[ast.cmpop], Callable[..., object]] = {
     ast.In: lambda a, b: operator.contains(b, a),
     ast.NotIn: lambda a, b: not operator.contains(b, a),
 }
-_BASE_REFERENCE = re.compile(r"^\{\{\s*_base_\.([\w\.]+)\s*\}\}$")
-_QUOTED_BASE_REFERENCE = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
 # Attributes of a plain dict that exist (so MMEngine raises no AttributeError) but that cfglint
 # does not model: reading one is unknown, not an error. A ConfigDict has a few more, which win
 # over a key of the same name (`cfg.freeze` is the method even when `freeze` is a key).
@@ -107,15 +105,13 @@ class ExpressionEvaluator:
         source: SourceText,
         chain: tuple[Path, ...],
         base: VDict,
-        environ: Mapping[str, str],
-        predefined: Mapping[str, str],
+        placeholders: FilePlaceholders,
     ) -> None:
         self.source = source
         self.path = source.path
         self.chain = chain
         self.base = base
-        self.environ = environ
-        self.predefined = predefined
+        self.placeholders = placeholders
         self.namespace: dict[str, Val] = {"_base_": base}
         self.local_scopes: list[dict[str, Val]] = []
         self.steps = 0  # loop iterations and comprehension items so far (limits.MAX_STEPS)
@@ -219,55 +215,58 @@ class ExpressionEvaluator:
             raise UnknowableError("`...` is not config data")
         return ScalarNode(value, self.origin(node))
 
-    def _placeholder_string(self, node: ast.expr, value: str) -> Val:
-        if _QUOTED_BASE_REFERENCE.search(value) is not None:
+    def _placeholder_string(self, node: ast.Constant, value: str) -> Val:
+        """A string literal as it reads once MMEngine has substituted the file's text."""
+        if BASE_VAR_PATTERN.search(value) is not None:
             raise UnknowableError(
                 "a quoted `{{_base_.x}}` becomes a random placeholder string in MMEngine; "
                 "write it without quotes"
             )
-        try:
-            substituted = substitute(value, self.predefined, self.environ)
-        except MissingEnvError as error:
-            raise self.missing_env(node, error.name) from None
-        return ScalarNode(substituted.text, self.origin(node, substituted.env_dependent))
+        literal = self.source.segment(node)
+        substituted = substitute_text(literal, self.placeholders)
+        if substituted.text == literal:
+            return ScalarNode(value, self.origin(node))
+        return self._substituted_literal(node, substituted)
 
-    def missing_env(self, node: ast.expr, name: str) -> LoadError:
-        return LoadError(
-            "CL905",
-            f"environment variable `{name}` is not set and `{{{{${name}:...}}}}` gives no default",
-            self.source.span(node),
-        )
+    def _substituted_literal(self, node: ast.expr, substituted: MappedText) -> Val:
+        """The value of an expression's source text once MMEngine has substituted it."""
+        # In parentheses: the text may span lines, with comments (implicit concatenation).
+        text = f"(\n{substituted.text}\n)"
+        try:
+            tree = ast.parse(text, mode="eval")
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            raise LoadError(
+                "CL905",
+                f"MMEngine substitutes placeholders in the text before it runs the file: "
+                f"`{substituted.text}` is not valid Python",
+                self.source.span(node),
+            ) from None
+        try:
+            value = ast.literal_eval(tree)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise UnknowableError(
+                f"`{substituted.text}` once MMEngine has substituted placeholders: "
+                "not a literal"
+            ) from None
+        env = substituted.env_dependent(0, len(substituted.text))
+        return from_py(value, self.origin(node, env))
 
     def _eval_Set(self, node: ast.Set) -> Val:
         # `{{_base_.x}}` and `{{'$ENV:1'}}` parse as a set inside a set.
         if len(node.elts) == 1 and isinstance(node.elts[0], ast.Set):
             text = self.source.segment(node)
-            reference = _BASE_REFERENCE.match(text)
+            reference = BASE_VAR_PATTERN.fullmatch(text)
             if reference is not None:
                 return BaseVar(reference.group(1), text, self.origin(node))
-            if "$" in text:
-                substituted = self._bare_env(node, text)
-                if substituted is not None:
-                    return substituted
+            # `{{'$X:80'}}`: MMEngine puts the text of the value in place of the braces.
+            substituted = substitute_text(text, self.placeholders)
+            if substituted.text != text:
+                return self._substituted_literal(node, substituted)
         items = [self.py(element) for element in node.elts]
         try:
             return from_py(set(items), self.origin(node))
         except TypeError as error:
             raise DefiniteError(f"TypeError: {error}") from None
-
-    def _bare_env(self, node: ast.expr, text: str) -> Val | None:
-        """``{{'$X:80'}}``: MMEngine puts the text of the value in place of the whole braces."""
-        try:
-            substituted = substitute(text, self.predefined, self.environ)
-        except MissingEnvError as error:
-            raise self.missing_env(node, error.name) from None
-        if not substituted.env_dependent:
-            return None  # no placeholder MMEngine would see: a set of sets, as Python says
-        try:
-            value = ast.literal_eval(substituted.text)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            raise UnknowableError(f"`{substituted.text}` is not a literal") from None
-        return from_py(value, self.origin(node, substituted.env_dependent))
 
     def _eval_JoinedStr(self, node: ast.JoinedStr) -> Val:
         if has_placeholder(self.source.segment(node)):
@@ -297,10 +296,8 @@ class ExpressionEvaluator:
                 parts.append(format(plain, spec))
             except (TypeError, ValueError) as error:
                 raise DefiniteError(f"{type(error).__name__}: {error}") from None
-        text = "".join(parts)
-        if "{{" in text:
-            return self._placeholder_string(node, text)
-        return ScalarNode(text, self.origin(node, env))
+        # MMEngine substitutes the file's text, not the strings it computes: `{{` here stays.
+        return ScalarNode("".join(parts), self.origin(node, env))
 
     def _eval_Name(self, node: ast.Name) -> Val:
         value = self.lookup_name(node.id)

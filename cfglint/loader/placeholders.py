@@ -1,104 +1,52 @@
-"""MMEngine's text placeholders: ``{{ fileDirname }}`` and friends, and ``{{$ENV:default}}``.
+"""MMEngine's text placeholders, as it writes them: ``{{ fileDirname }}`` and friends,
+``{{$ENV:default}}`` and ``{{_base_.x}}``.
 
-MMEngine substitutes them in the file's text before running it; cfglint applies the same
-patterns to the string literals (and bare ``{{'$X:1'}}`` forms) it evaluates.
+MMEngine substitutes them in a config's text before it parses or runs it (see ``textsub.py``).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.loader.problems import fail
-
 ENV_PATTERN = re.compile(r"\{\{['\"]?\s*\$(\w+)\s*\:\s*(\S*?)\s*['\"]?\}\}")
-_PREDEFINED_PATTERN = re.compile(
-    r"\{\{\s*(fileDirname|fileBasename|fileBasenameNoExtension|fileExtname)\s*\}\}"
-)
+BASE_VAR_PATTERN = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
+PREDEFINED_NAMES = ("fileDirname", "fileBasename", "fileBasenameNoExtension", "fileExtname")
+_PREDEFINED_PATTERN = re.compile(r"\{\{\s*(" + "|".join(PREDEFINED_NAMES) + r")\s*\}\}")
 
 
-class MissingEnvError(Exception):
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
+def env_pattern(name: str, default: str) -> re.Pattern[str]:
+    """MMEngine's pattern for one ``{{$NAME:default}}``: the default keeps its regex meaning.
+
+    Raises ``re.error`` where MMEngine fails on it.
+    """
+    return re.compile(r"\{\{['\"]?\s*\$" + name + r"\s*\:\s*" + default + r"\s*['\"]?\}\}")
 
 
-@dataclass(frozen=True, slots=True)
-class Substituted:
-    text: str
-    env_dependent: bool
+def predefined_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(r"\{\{\s*" + name + r"\s*\}\}")
 
 
-_BASE_VAR_PATTERN = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
+def base_var_pattern(dotted: str) -> re.Pattern[str]:
+    """MMEngine's pattern for the ``{{_base_.x}}`` of one dotted key (``[\\w.]+``: valid)."""
+    return re.compile(r"\{\{\s*_base_\." + dotted + r"\s*\}\}")
 
 
 def has_placeholder(text: str) -> bool:
     """Whether MMEngine would substitute anything in ``text`` (source text, before parsing)."""
     return "{{" in text and any(
-        pattern.search(text) for pattern in (ENV_PATTERN, _PREDEFINED_PATTERN, _BASE_VAR_PATTERN)
-    )
-
-
-def first_missing_env(text: str, environ: Mapping[str, str]) -> tuple[str, int] | None:
-    """The first ``{{$X:}}`` in the text (comments included) that MMEngine cannot fill in.
-
-    MMEngine substitutes the whole file text before running it, and stops with a KeyError on a
-    variable that is unset (or empty) and has no default: the name and its character offset.
-    """
-    if "{{" not in text:
-        return None
-    for match in ENV_PATTERN.finditer(text):
-        if not environ.get(match.group(1), match.group(2)):
-            return match.group(1), match.start()
-    return None
-
-
-def check_environment(path: Path, text: str, environ: Mapping[str, str]) -> None:
-    """Raise MMEngine's failure (CL905, at the placeholder) for a `{{$X:}}` it cannot fill in."""
-    missing = first_missing_env(text, environ)
-    if missing is None:
-        return
-    name, offset = missing
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    raise fail(
-        "CL905",
-        f"environment variable `{name}` is not set and `{{{{${name}:...}}}}` gives no "
-        "default (MMEngine substitutes placeholders everywhere in the text, comments too)",
-        path,
-        line,
-        column,
+        pattern.search(text) for pattern in (ENV_PATTERN, _PREDEFINED_PATTERN, BASE_VAR_PATTERN)
     )
 
 
 def predefined_values(path: Path) -> dict[str, str]:
+    """What MMEngine puts in place of each predefined variable (backslashes made slashes)."""
     name = path.name
-    return {
-        "fileDirname": os.path.dirname(str(path)).replace("\\", "/"),
+    values = {
+        "fileDirname": os.path.dirname(str(path)),
         "fileBasename": name,
         "fileBasenameNoExtension": os.path.splitext(name)[0],
         "fileExtname": os.path.splitext(str(path))[1],
     }
-
-
-def substitute(text: str, predefined: Mapping[str, str], environ: Mapping[str, str]) -> Substituted:
-    """``text`` with placeholders replaced; raises MissingEnvError like MMEngine's KeyError."""
-    if "{{" not in text:
-        return Substituted(text, False)
-    text = _PREDEFINED_PATTERN.sub(lambda match: predefined[match.group(1)], text)
-    env_dependent = False
-
-    def env_value(match: re.Match[str]) -> str:
-        nonlocal env_dependent
-        name, default = match.group(1), match.group(2)
-        env_dependent = True
-        value = environ.get(name, default)
-        if not value:
-            raise MissingEnvError(name)
-        return value
-
-    text = ENV_PATTERN.sub(env_value, text)
-    return Substituted(text, env_dependent)
+    return {key: value.replace("\\", "/") for key, value in values.items()}

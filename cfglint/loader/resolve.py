@@ -15,26 +15,24 @@ from pathlib import Path
 from cfglint.loader.bases import resolve_base
 from cfglint.loader.datafile import DataFile, load_data_file, substitute_base_vars
 from cfglint.loader.merge import apply_scope, merge_into
-from cfglint.loader.placeholders import check_environment, predefined_values
 from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.pyfile import base_assignment, config_style
 from cfglint.loader.rebase import RebasedEntries
 from cfglint.loader.source import SourceText, read_config_text
 from cfglint.loader.statements import StatementRunner
 from cfglint.loader.stdlib_kinds import import_kind
+from cfglint.loader.textsub import NO_PLACEHOLDERS, FilePlaceholders, read_placeholders
 from cfglint.loader.values import (
-    BaseVar,
     Opaque,
     SubstituteBaseVar,
     UnknowableError,
     Val,
     VDict,
-    VList,
+    base_var_value,
     freeze,
-    thaw,
     to_py,
 )
-from cfglint.types import ConfigNode, DictNode, Origin, SequenceNode, Span, UnknownNode
+from cfglint.types import ConfigNode, DictNode, Origin, Span, UnknownNode
 
 DEPRECATION_KEY = "_deprecation_"
 # `_base_` as a name in code (`_base_.x`, `{{_base_.x}}`), not in `_base_ = ...` or a base path.
@@ -76,38 +74,18 @@ def resolve_file(
     path: Path, environ: Mapping[str, str], resolve_base_file: ResolveBase, is_leaf: bool
 ) -> FileResolution:
     text = read_config_text(path)
-    tree: ast.Module | None = None
+    tree, lazy = _py_tree(path, text, is_leaf) if path.suffix == ".py" else (None, False)
+    # MMEngine substitutes the text before it parses a data file or runs a `.py` one (its lazy
+    # path substitutes nothing), and fails on a placeholder it cannot fill in.
+    placeholders = NO_PLACEHOLDERS if lazy else read_placeholders(path, text, environ)
     source: SourceText | None = None
-    predefined: dict[str, str] = {}
-    lazy = False
     data: DataFile | None = None
-    if path.suffix == ".py":
-        tree = _parse(path, text)
-        style = config_style(tree, text)
-        if style == "bad-with":
-            raise fail("CL905", "only `with read_base():` may be used in a config (MMEngine)", path)
-        lazy = style == "lazy"
-        if lazy and (not is_leaf or any(isinstance(node, ast.With) for node in ast.walk(tree))):
-            if not is_leaf:
-                raise fail(
-                    "CL905",
-                    "a lazy-import config (`read_base()` or non-stdlib imports) cannot be the "
-                    "`_base_` of a plain config (MMEngine refuses the mix)",
-                    path,
-                )
-            # Not an error in the config: a format cfglint cannot read yet (CL907, a warning).
-            raise fail(
-                "CL907",
-                "lazy-import config (`with read_base():`): not supported yet, skipped",
-                path,
-            )
-        check_environment(path, text, environ)
+    if tree is not None:
         # Built once per file, for reading `_base_` and for running the file.
         source = SourceText(path, text)
-        predefined = predefined_values(path)
-        entries = [] if lazy else _base_entries_py(source, tree, environ, predefined)
+        entries = [] if lazy else _base_entries_py(source, tree, placeholders)
     else:
-        data = load_data_file(path, text, environ, is_leaf)
+        data = load_data_file(path, text, placeholders, is_leaf)
         entries = _base_entries_data(path, data.root)
 
     base_entries: dict[object, ConfigNode] = {}
@@ -142,7 +120,7 @@ def resolve_file(
     base_view: Mapping[object, ConfigNode] = RebasedEntries(base_entries, (path,))
     if tree is not None:
         assert source is not None
-        own, base_view = _evaluate_py(source, tree, base_view, environ, predefined, lazy)
+        own, base_view = _evaluate_py(source, tree, base_view, placeholders, lazy)
     else:
         assert data is not None
         own = dict(data.root.entries)
@@ -159,6 +137,33 @@ def _dunder(key: object) -> bool:
     return isinstance(key, str) and key.startswith("__")
 
 
+def _py_tree(path: Path, text: str, is_leaf: bool) -> tuple[ast.Module, bool]:
+    """A ``.py`` config's syntax tree and whether it is a lazy-import one, unless MMEngine
+    refuses it or cfglint cannot read it yet (a ``read_base()`` lazy-import config: CL907); a
+    lazy file without ``read_base()`` (a script-like file) is resolved as MMEngine's lazy path
+    does."""
+    tree = _parse(path, text)
+    style = config_style(tree, text)
+    if style == "bad-with":
+        raise fail("CL905", "only `with read_base():` may be used in a config (MMEngine)", path)
+    lazy = style == "lazy"
+    if lazy and (not is_leaf or any(isinstance(node, ast.With) for node in ast.walk(tree))):
+        if not is_leaf:
+            raise fail(
+                "CL905",
+                "a lazy-import config (`read_base()` or non-stdlib imports) cannot be the "
+                "`_base_` of a plain config (MMEngine refuses the mix)",
+                path,
+            )
+        # Not an error in the config: a format cfglint cannot read yet (CL907, a warning).
+        raise fail(
+            "CL907",
+            "lazy-import config (`with read_base():`): not supported yet, skipped",
+            path,
+        )
+    return tree, lazy
+
+
 def _parse(path: Path, text: str) -> ast.Module:
     try:
         return ast.parse(text, filename=str(path))
@@ -171,13 +176,13 @@ def _parse(path: Path, text: str) -> ast.Module:
 
 
 def _base_entries_py(
-    source: SourceText, tree: ast.Module, environ: Mapping[str, str], predefined: dict[str, str]
+    source: SourceText, tree: ast.Module, placeholders: FilePlaceholders
 ) -> list[tuple[str, Span]]:
     assignment = base_assignment(tree)
     if assignment is None:
         return []
     path = source.path
-    runner = StatementRunner(source, (path,), VDict({}, file_origin(path)), environ, predefined)
+    runner = StatementRunner(source, (path,), VDict({}, file_origin(path)), placeholders)
     runner.namespace.clear()
     span = source.span(assignment.value)
     try:
@@ -213,8 +218,7 @@ def _evaluate_py(
     source: SourceText,
     tree: ast.Module,
     base_view: Mapping[object, ConfigNode],
-    environ: Mapping[str, str],
-    predefined: dict[str, str],
+    placeholders: FilePlaceholders,
     lazy: bool,
 ) -> tuple[dict[object, ConfigNode], Mapping[object, ConfigNode]]:
     """The file's own keys, and its bases after the code ran (it may change ``_base_``).
@@ -227,7 +231,7 @@ def _evaluate_py(
     uses_base = "_base_." in text or "_base_[" in text or _BASE_USE.search(text) is not None
     thawed: dict[object, Val] = dict(base_view) if uses_base else {}
     base = VDict(thawed, file_origin(path), config_dict=True)
-    runner = StatementRunner(source, (path,), base, environ, predefined)
+    runner = StatementRunner(source, (path,), base, placeholders)
     runner.run(tree.body)
     substitute = _base_var_substitution(base, source)
     own: dict[object, ConfigNode] = {}
@@ -261,26 +265,12 @@ def _dropped(value: Val, lazy: bool) -> bool:
 
 
 def _base_var_substitution(base: VDict, source: SourceText) -> SubstituteBaseVar:
-    """MMEngine's ``_substitute_base_vars``: the base value as it is once the file has run."""
+    """MMEngine's ``_substitute_base_vars``: the base value as it is once the file has run.
 
-    def substitute(variable: BaseVar) -> ConfigNode:
-        value: Val = base
-        for part in variable.dotted.split("."):
-            if isinstance(value, DictNode | SequenceNode):
-                value = thaw(value)
-            if isinstance(value, VDict | VList) and value.poison is not None:
-                return UnknownNode(variable.source, value.poison.reason, variable.origin)
-            if not isinstance(value, VDict) or part not in value.entries:
-                raise LoadError(
-                    "CL905",
-                    f"`{variable.source}`: the bases do not define `{part}` "
-                    f"(once `{source.path.name}` has run)",
-                    variable.origin.span,
-                )
-            value = value.child(part)
-        return freeze(value)  # a placeholder stored into the bases stays a random string
-
-    return substitute
+    A placeholder stored into the bases themselves stays a random string (``freeze``).
+    """
+    when = f" (once `{source.path.name}` has run)"
+    return lambda variable: base_var_value(base, variable, when)
 
 
 def reserved_key_problem(path: Path, root: DictNode) -> LoadError | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 import stat
 from pathlib import Path
@@ -95,3 +96,20 @@ class SourceText:
 
     def _line(self, line: int) -> str:
         return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+
+
+class LineIndex:
+    """1-based line and character column of character offsets in a text."""
+
+    __slots__ = ("_starts",)
+
+    def __init__(self, text: str) -> None:
+        self._starts = [0]
+        position = text.find("\n")
+        while position != -1:
+            self._starts.append(position + 1)
+            position = text.find("\n", position + 1)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index + 1, offset - self._starts[index] + 1

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import bisect
 from pathlib import Path
 
+from cfglint.loader.source import LineIndex
 from cfglint.loader.textsub import MappedText
 from cfglint.types import Origin, Span
 
@@ -17,25 +17,16 @@ class DataSpans:
         self.original = original
         self.mapped = mapped
         self._chain = (path,)
-        self._line_starts = [0]
-        position = original.find("\n")
-        while position != -1:
-            self._line_starts.append(position + 1)
-            position = original.find("\n", position + 1)
+        self._lines = LineIndex(original)
 
     def origin(self, start: int, end: int) -> Origin:
         """The origin of the value at ``start:end`` of the parsed (substituted) text."""
         orig_start = self.mapped.original_start(start)
         orig_end = max(self.mapped.original_end(end), orig_start)
-        line, column = self.position(orig_start)
-        end_line, end_column = self.position(orig_end)
+        line, column = self._lines.position(orig_start)
+        end_line, end_column = self._lines.position(orig_end)
         env = self.mapped.env_dependent(start, end)
         return Origin(Span(self.path, line, column, end_line, end_column), self._chain, env)
-
-    def position(self, offset: int) -> tuple[int, int]:
-        """1-based line and character column of an offset of the original text."""
-        index = bisect.bisect_right(self._line_starts, offset) - 1
-        return index + 1, offset - self._line_starts[index] + 1
 
     def source(self, start: int, end: int) -> str:
         """The original text of the value at ``start:end`` of the parsed text."""

@@ -1,11 +1,13 @@
-"""MMEngine's placeholder substitution on a whole file's text, remembering where text came from.
+"""MMEngine's placeholder substitution on a config's text, remembering where text came from.
 
-Before it parses a ``.yaml``/``.yml``/``.json`` config, MMEngine rewrites the file's text, in
-this order: ``{{ fileDirname }}``-style predefined variables, ``{{$ENV:default}}`` (here always
+Before it parses a config (or, for a ``.py`` file, runs it), MMEngine rewrites the file's text,
+in this order: ``{{ fileDirname }}``-style predefined variables, ``{{$ENV:default}}`` (here always
 the default: cfglint's results do not depend on the shell it runs in), and ``{{_base_.x}}``,
 which becomes a quoted placeholder string that is swapped for the base value once the file is
-loaded. cfglint does the same, and keeps a map from the rewritten text back to the original so
-that every value still gets its exact place in the file the user wrote.
+loaded. cfglint reads a file's placeholders once (:func:`read_placeholders`, where MMEngine's
+own failures on them are found) and applies them to a data file's whole text, or to each string
+literal of a ``.py`` file it evaluates; a map from the rewritten text back to the original keeps
+every value's exact place in the file the user wrote.
 """
 
 from __future__ import annotations
@@ -14,16 +16,20 @@ import bisect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
-from cfglint.loader.placeholders import ENV_PATTERN, MissingEnvError
+from cfglint.loader.placeholders import (
+    BASE_VAR_PATTERN,
+    ENV_PATTERN,
+    base_var_pattern,
+    env_pattern,
+    predefined_pattern,
+    predefined_values,
+)
+from cfglint.loader.problems import fail
+from cfglint.loader.source import LineIndex
 
-_PREDEFINED = ("fileDirname", "fileBasename", "fileBasenameNoExtension", "fileExtname")
-_BASE_FIND = re.compile(r"\{\{\s*_base_\.([\w\.]+)\s*\}\}")
 MAX_PLACEHOLDERS = 1_000  # distinct placeholders in one file
-
-
-class PlaceholderError(Exception):
-    """MMEngine itself fails on the text (a bad default that is not a regular expression...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +135,95 @@ def _shifted(region: _Region, shift: int) -> _Region:
 
 
 @dataclass(frozen=True, slots=True)
+class EnvPlaceholder:
+    """One ``{{$NAME:default}}`` of a file: MMEngine's pattern for it, and what replaces it."""
+
+    pattern: re.Pattern[str]
+    value: str  # a replacement template (backslash escapes, group references); never empty
+
+
+@dataclass(frozen=True, slots=True)
+class FilePlaceholders:
+    """A file's placeholders as MMEngine fills them in; applying them cannot fail."""
+
+    predefined: tuple[tuple[re.Pattern[str], str], ...]
+    environment: tuple[EnvPlaceholder, ...]
+
+    def substitute(self, mapped: MappedText) -> None:
+        """Predefined variables, then environment placeholders, in MMEngine's order."""
+        for pattern, value in self.predefined:
+            mapped.substitute(pattern, _literal(value))
+        for placeholder in self.environment:
+            mapped.substitute(placeholder.pattern, _template(placeholder.value), env=True)
+
+
+# A file without `{{`, or a lazy-import config (MMEngine's lazy path substitutes nothing).
+NO_PLACEHOLDERS = FilePlaceholders((), ())
+
+
+def read_placeholders(path: Path, text: str, environ: Mapping[str, str]) -> FilePlaceholders:
+    """The file's placeholders, or MMEngine's failure on one of them (CL905, at the placeholder).
+
+    MMEngine substitutes the whole text, comments included: the predefined variables, then each
+    ``{{$NAME:default}}`` in the order they appear. It stops on one whose variable is unset (or
+    empty) and whose default is empty, and on one whose default is not a valid regular
+    expression or whose value is not a valid replacement template.
+    """
+    if "{{" not in text:
+        return NO_PLACEHOLDERS
+    predefined = tuple(
+        (predefined_pattern(name), value) for name, value in predefined_values(path).items()
+    )
+    mapped = MappedText(text)  # what MMEngine searches for environment placeholders
+    for pattern, value in predefined:
+        mapped.substitute(pattern, _literal(value))
+    found: dict[tuple[str, str], int] = {}
+    for match in ENV_PATTERN.finditer(mapped.text):
+        found.setdefault((match.group(1), match.group(2)), match.start())
+    if len(found) > MAX_PLACEHOLDERS:
+        message = f"too many environment placeholders to resolve (over {MAX_PLACEHOLDERS:,})"
+        raise fail("CL902", message, path)
+    lines = LineIndex(text)
+    environment: list[EnvPlaceholder] = []
+    for (name, default), offset in found.items():
+        line, column = lines.position(mapped.original_start(offset))
+        value = environ.get(name, default)
+        if not value:
+            raise fail(
+                "CL905",
+                f"`{{{{${name}:}}}}` has no default: MMEngine stops when `{name}` is unset or "
+                "empty (it substitutes placeholders everywhere in the text, comments too; "
+                "cfglint resolves them to their defaults)",
+                path,
+                line,
+                column,
+            )
+        try:
+            pattern = env_pattern(name, default)
+            # `re.sub` reads its replacement as a template before it searches: MMEngine fails
+            # on a bad one (`C:\data`) even where the pattern matches nothing.
+            pattern.sub(value, "")
+        except re.error as error:
+            raise fail(
+                "CL905",
+                f"`{{{{${name}:{default}}}}}`: MMEngine fails on it ({error})",
+                path,
+                line,
+                column,
+            ) from None
+        environment.append(EnvPlaceholder(pattern, value))
+    return FilePlaceholders(predefined, tuple(environment))
+
+
+def substitute_text(text: str, placeholders: FilePlaceholders) -> MappedText:
+    """``text`` (a string literal's source) with the file's placeholders filled in."""
+    mapped = MappedText(text)
+    if "{{" in text:
+        placeholders.substitute(mapped)
+    return mapped
+
+
+@dataclass(frozen=True, slots=True)
 class FileText:
     """A data file's text as MMEngine parses it, and what its ``{{_base_.x}}`` became."""
 
@@ -136,58 +231,26 @@ class FileText:
     base_tokens: dict[str, str]  # the quoted placeholder string -> the dotted base key
 
 
-def substitute_file_text(
-    text: str, predefined: Mapping[str, str], environ: Mapping[str, str]
-) -> FileText:
-    """MMEngine's three substitutions, in its order, on the whole text."""
-    mapped = MappedText(text)
-    if "{{" not in text:
+def substitute_file_text(path: Path, text: str, placeholders: FilePlaceholders) -> FileText:
+    """MMEngine's three substitutions, in its order, on a data file's whole text."""
+    mapped = substitute_text(text, placeholders)
+    if "{{" not in mapped.text:
         return FileText(mapped, {})
-    for key in _PREDEFINED:
-        pattern = re.compile(r"\{\{\s*" + key + r"\s*\}\}")
-        mapped.substitute(pattern, _literal(predefined[key].replace("\\", "/")))
-    _substitute_environment(mapped, environ)
-    return FileText(mapped, _substitute_base_vars(mapped))
+    return FileText(mapped, _substitute_base_vars(path, mapped))
 
 
-def _substitute_environment(mapped: MappedText, environ: Mapping[str, str]) -> None:
-    pairs = list(dict.fromkeys(ENV_PATTERN.findall(mapped.text)))
-    if len(pairs) > MAX_PLACEHOLDERS:
-        raise PlaceholderError(f"more than {MAX_PLACEHOLDERS} environment placeholders")
-    for name, default in pairs:
-        value = environ.get(name, default)
-        if not value:
-            raise MissingEnvError(name)
-        try:
-            # MMEngine builds this pattern from the default as written, and uses the value as
-            # a replacement template: both keep their regular-expression meaning.
-            pattern = re.compile(
-                r"\{\{['\"]?\s*\$" + name + r"\s*\:\s*" + default + r"\s*['\"]?\}\}"
-            )
-            for match in pattern.finditer(mapped.text):
-                match.expand(value)
-        except re.error as error:
-            raise PlaceholderError(
-                f"`{{{{${name}:{default}}}}}`: MMEngine fails on it ({error})"
-            ) from None
-        mapped.substitute(pattern, _template(value), env=True)
-
-
-def _substitute_base_vars(mapped: MappedText) -> dict[str, str]:
+def _substitute_base_vars(path: Path, mapped: MappedText) -> dict[str, str]:
     tokens: dict[str, str] = {}
-    names = sorted(set(_BASE_FIND.findall(mapped.text)))
+    names = sorted(set(BASE_VAR_PATTERN.findall(mapped.text)))
     if len(names) > MAX_PLACEHOLDERS:
-        raise PlaceholderError(f"more than {MAX_PLACEHOLDERS} `{{{{_base_.x}}}}` placeholders")
+        message = f"too many `{{{{_base_.x}}}}` placeholders to resolve (over {MAX_PLACEHOLDERS:,})"
+        raise fail("CL902", message, path)
     for number, dotted in enumerate(names):
         token = f"_{dotted}_{number:06x}"
         while token in mapped.text:
             token += "_"
         tokens[token] = dotted
-        try:
-            pattern = re.compile(r"\{\{\s*_base_\." + dotted + r"\s*\}\}")
-        except re.error as error:  # pragma: no cover - `[\w.]+` is always a valid pattern
-            raise PlaceholderError(str(error)) from None
-        mapped.substitute(pattern, _literal(f'"{token}"'))
+        mapped.substitute(base_var_pattern(dotted), _literal(f'"{token}"'))
     return tokens
 
 

@@ -9,10 +9,11 @@ memoised results of base files) are thawed one level at a time, only where code 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from cfglint.loader.limits import MAX_FROZEN_CONTAINERS, TOO_LARGE
+from cfglint.loader.problems import LoadError
 from cfglint.types import (
     ConfigNode,
     DictNode,
@@ -172,6 +173,34 @@ class _Freezer:
         if isinstance(value, BaseVar):
             return self.substitute(value)
         return value
+
+
+def base_var_value(
+    base: VDict | Mapping[object, ConfigNode], variable: BaseVar, when: str = ""
+) -> ConfigNode:
+    """What MMEngine puts in place of a ``{{_base_.x}}``: ``base['a']['b']...``, frozen.
+
+    ``base`` holds the merged bases (as a ``.py`` file's code left them); ``when`` tells the
+    moment in a CL905 for a key they lack (MMEngine fails on it).
+    """
+    # (The root's origin is never seen: the dotted key has at least one part.)
+    value: Val = base if isinstance(base, VDict) else DictNode(base, variable.origin)
+    for part in variable.dotted.split("."):
+        if isinstance(value, UnknownNode):  # the key is somewhere inside an unknown value
+            return UnknownNode(value.source, value.reason, variable.origin)
+        if isinstance(value, VDict | VList) and value.poison is not None:
+            return UnknownNode(variable.source, value.poison.reason, variable.origin)
+        if isinstance(value, VDict) and part in value.entries:
+            value = value.child(part)
+        elif isinstance(value, DictNode) and part in value.entries:
+            value = value.entries[part]
+        else:
+            raise LoadError(
+                "CL905",
+                f"`{variable.source}`: the bases do not define `{part}`{when}",
+                variable.origin.span,
+            )
+    return freeze(value)
 
 
 def poison_deep(value: Val, unknown: UnknownNode) -> int:

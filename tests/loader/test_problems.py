@@ -113,7 +113,8 @@ def test_cl905_mmengine_errors(tree: WriteTree) -> None:
     assert replaced.code == "CL905" and "_delete_=True" in replaced.message
     assert (replaced.span.line, replaced.span.column) == (2, 9)
     env = problem(root / "env.py")
-    assert env.code == "CL905" and "`DATA_ROOT` is not set" in env.message
+    assert env.code == "CL905" and "`{{$DATA_ROOT:}}` has no default" in env.message
+    assert (env.span.line, env.span.column) == (1, 9)
     ref = problem(root / "ref.py")
     assert ref.code == "CL905" and "{{_base_.nothing}}" in ref.message
     key = problem(root / "keyerror.py")
@@ -179,7 +180,10 @@ def test_the_shell_environment_never_changes_a_result(
     monkeypatch.setenv("NEEDED", "set")
     found = Loader().load(root / "c.py")
     assert isinstance(found, LoadFailure)  # no default: MMEngine fails whenever NEEDED is unset
-    assert "`NEEDED` is not set" in found.problems[0].message
+    # The message says what MMEngine does, not what this shell has set.
+    message = found.problems[0].message
+    assert "`{{$NEEDED:}}` has no default: MMEngine stops when `NEEDED` is unset" in message
+    assert "is not set" not in message
     (root / "c.py").write_text("root = '{{$DATA_ROOT:/data}}'\n")
     resolved = Loader().load(root / "c.py")
     assert isinstance(resolved, ResolvedConfig)
