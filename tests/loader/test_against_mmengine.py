@@ -26,6 +26,8 @@ pytestmark = pytest.mark.skipif(
 
 BASE = "model = dict(type='M', depth=50)\nlr = 0.1\nname = 'abc'\npipeline = [dict(type='Load')]\n"
 
+UNKNOWN_BASE = "import os\nmodel = os.environ.get('UNSET_FOR_TEST') or dict(depth=1)\n"
+
 
 @dataclass(frozen=True)
 class Case:
@@ -59,6 +61,17 @@ CASES: dict[str, Case] = {
     ),
     "a base var indexed by a string fails": Case(
         "_base_ = './base.py'\nx = {{_base_.model}}['type']\n", refused="CL905"
+    ),
+    "a base var inside a base value that is unknown": Case(
+        "_base_ = './base.py'\nx = {{_base_.model.depth}}\n",
+        unknown=("model", "x"),
+        files={"base.py": UNKNOWN_BASE},
+    ),
+    "a base var inside a base value that is unknown, in YAML": Case(
+        "_base_: ./base.py\nx: {{_base_.model.depth}}\n",
+        name="config.yaml",
+        unknown=("model", "x"),
+        files={"base.py": UNKNOWN_BASE},
     ),
     "a base var whose key is gone at the end fails": Case(
         "_base_ = './base.py'\nx = {{_base_.model}}\ndel _base_.model\n", refused="CL905"
