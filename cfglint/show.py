@@ -17,6 +17,8 @@ from cfglint.types import (
     ScalarNode,
     SequenceNode,
     UnknownNode,
+    follow_key,
+    split_key,
     to_python,
     walk_nodes,
 )
@@ -31,8 +33,8 @@ class InvalidKeyError(ValueError):
 
 def parse_key(key: str) -> tuple[str, ...]:
     """The parts of a dotted key (list items by index: ``model.pipeline.0.root``)."""
-    parts = tuple(key.split("."))
-    if not key or any(not part for part in parts):
+    parts = split_key(key)
+    if not parts or ".".join(parts) != key:  # an empty part: `a..b`, `.a`, `a.`
         raise InvalidKeyError(
             f"invalid key {key!r}: expected a dotted key like env_cfg.dist_cfg.backend"
         )
@@ -49,22 +51,13 @@ class ShownKey:
 
 def lookup_key(root: DictNode, key: str) -> ShownKey:
     """The node at a dotted key; an unknown on the way makes the whole key unknown."""
-    node: ConfigNode = root
     parts = parse_key(key)
-    for depth, part in enumerate(parts):
-        if isinstance(node, UnknownNode):
-            return ShownKey(key, node, ".".join(parts[:depth]))
-        child: ConfigNode | None = None
-        if isinstance(node, DictNode):
-            child = node.entries.get(part)
-            if child is None and part.lstrip("-").isdigit():
-                child = node.entries.get(int(part))
-        elif isinstance(node, SequenceNode) and part.isdigit() and int(part) < len(node.items):
-            child = node.items[int(part)]
-        if child is None:
-            return ShownKey(key, None)
-        node = child
-    return ShownKey(key, node)
+    found = follow_key(root, parts)
+    if found.node is None:
+        return ShownKey(key, None)
+    if found.depth < len(parts):
+        return ShownKey(key, found.node, ".".join(parts[: found.depth]))
+    return ShownKey(key, found.node)
 
 
 def shown_keys(config: ResolvedConfig, keys: Sequence[str]) -> list[ShownKey]:
@@ -81,15 +74,15 @@ def unknowns_inside(node: ConfigNode, key: str) -> Iterator[tuple[str, UnknownNo
 
 
 def env_dependent_inside(node: ConfigNode, key: str) -> Iterator[str]:
-    """The keys in a subtree whose value came from a ``{{$ENV:default}}`` placeholder."""
-    if node.origin.env_dependent:
-        yield key
-    elif isinstance(node, DictNode):
-        for child_key, child in node.entries.items():
-            yield from env_dependent_inside(child, f"{key}.{child_key}")
-    elif isinstance(node, SequenceNode):
-        for index, item in enumerate(node.items):
-            yield from env_dependent_inside(item, f"{key}.{index}")
+    """The keys in a subtree whose value came from a ``{{$ENV:default}}`` placeholder (not the
+    keys inside one of them)."""
+    marked: str | None = None  # the last key given: walk_nodes gives its subtree next
+    for inner_key, inner in walk_nodes(node, key):
+        if marked is not None and inner_key.startswith(f"{marked}."):
+            continue
+        if inner.origin.env_dependent:
+            marked = inner_key
+            yield inner_key
 
 
 class _UnknownMarker:

@@ -10,6 +10,7 @@ independent of each other.
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,18 +101,46 @@ def split_key(dotted_key: str) -> tuple[str, ...]:
     return tuple(part for part in dotted_key.split(".") if part)
 
 
-def lookup(root: DictNode, key: tuple[str, ...] | str) -> ConfigNode | None:
-    """The node at a dotted key, or None when a step is missing or not a dict."""
-    parts = split_key(key) if isinstance(key, str) else key
+@dataclass(frozen=True, slots=True)
+class KeyLookup:
+    """Where a dotted key leads in a resolved tree."""
+
+    node: ConfigNode | None  # at the key, or the unknown on the way to it; None: absent
+    depth: int  # how many of the key's parts lead to `node`
+    anchor: DictNode | None  # the deepest dict below the root that the walk looked into
+
+
+_INT_KEY = re.compile(r"-?[0-9]+")
+
+
+def follow_key(root: DictNode, parts: tuple[str, ...]) -> KeyLookup:
+    """Follow a key's parts from the root: dict keys (a part like ``3`` also finds the int key
+    3), list and tuple items by index (``pipeline.0``). An unknown value on the way stops it."""
     node: ConfigNode = root
-    for part in parts:
-        if not isinstance(node, DictNode):
-            return None
-        child = node.entries.get(part)
+    anchor: DictNode | None = None
+    for depth, part in enumerate(parts):
+        if isinstance(node, UnknownNode):
+            return KeyLookup(node, depth, anchor)
+        child: ConfigNode | None = None
+        if isinstance(node, DictNode):
+            anchor = node if node is not root else None
+            child = node.entries.get(part)
+            if child is None and _INT_KEY.fullmatch(part):
+                child = node.entries.get(int(part))
+        elif isinstance(node, SequenceNode) and part.isascii() and part.isdigit():
+            index = int(part)
+            child = node.items[index] if index < len(node.items) else None
         if child is None:
-            return None
+            return KeyLookup(None, depth, anchor)
         node = child
-    return node
+    return KeyLookup(node, len(parts), anchor)
+
+
+def lookup(root: DictNode, key: tuple[str, ...] | str) -> ConfigNode | None:
+    """The node at a dotted key, or None when a step is missing or unknown (see follow_key)."""
+    parts = split_key(key) if isinstance(key, str) else key
+    found = follow_key(root, parts)
+    return found.node if found.depth == len(parts) else None
 
 
 def walk_nodes(node: ConfigNode, key: str) -> Iterator[tuple[str, ConfigNode]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cfglint.types import ConfigNode, DictNode, UnknownNode, split_key
+from cfglint.types import ConfigNode, DictNode, UnknownNode, follow_key, split_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,18 +28,9 @@ KeyState = Present | Absent | Unknown
 
 
 def key_state(root: DictNode, key: str) -> KeyState:
-    node: ConfigNode = root
-    anchor: DictNode | None = None
-    for part in split_key(key):
-        if isinstance(node, UnknownNode):
-            return Unknown(node)
-        if not isinstance(node, DictNode):
-            return Absent(anchor)
-        anchor = node if node is not root else None
-        child = node.entries.get(part)
-        if child is None:
-            return Absent(anchor)
-        node = child
-    if isinstance(node, UnknownNode):
-        return Unknown(node)
-    return Present(node)
+    found = follow_key(root, split_key(key))
+    if found.node is None:
+        return Absent(found.anchor)
+    if isinstance(found.node, UnknownNode):
+        return Unknown(found.node)
+    return Present(found.node)

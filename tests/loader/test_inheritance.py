@@ -389,3 +389,29 @@ def test_paths_are_absolute_and_normalised(
     monkeypatch.chdir(root)
     config = resolve(Path("d/../d/leaf.py"))
     assert config.path == root / "d/leaf.py"
+
+
+def test_dotted_keys_reach_list_items_and_int_keys(tree: WriteTree) -> None:
+    from cfglint.rules.keys import Absent, Present, Unknown, key_state
+
+    root = tree(
+        {
+            "c.py": "import os\npipeline = [dict(type='Load'), dict(type='Pack')]\n"
+            "by_id = {3: 'x', -1: 'y'}\nmodel = dict(neck=os.getcwd(), depth=50)\n"
+        }
+    )
+    config = resolve(root / "c.py")
+    found = config.get("pipeline.1.type")
+    assert isinstance(found, ScalarNode) and found.value == "Pack"
+    assert config.get("pipeline.2.type") is None
+    assert config.get("pipeline.x") is None
+    by_id = (config.get("by_id.3"), config.get("by_id.-1"))
+    assert [getattr(node, "value", None) for node in by_id] == ["x", "y"]
+    assert config.get("model.neck.out") is None  # inside an unknown value
+    # What the rules see: the deepest dict on the way, an unknown on the way.
+    model = config.get("model")
+    assert isinstance(model, DictNode)
+    assert key_state(config.root, "model.backbone") == Absent(model)
+    assert key_state(config.root, "model.depth.x") == Absent(model)
+    assert isinstance(key_state(config.root, "model.neck.out"), Unknown)
+    assert isinstance(key_state(config.root, "pipeline.0.type"), Present)

@@ -148,6 +148,7 @@ def test_show_env_placeholders_take_their_default_whatever_the_shell_says(tmp_pa
     (tmp_path / "c.py").write_text(
         "data_root = '{{$DATA:/data}}' + '/coco'\n"
         "env_cfg = dict(dist_cfg=dict(backend='{{$BK:nccl}}'))\nplain = 1\n"
+        "sizes = dict(a=[1, {{'$SIZES:{2:3}'}}])\n"
     )
     env = {**os.environ, "DATA": "/elsewhere", "BK": "gloo"}
     shown = json.loads(run_cli("show", "--json", "c.py", cwd=tmp_path, env=env).stdout)["c.py"]
@@ -157,6 +158,8 @@ def test_show_env_placeholders_take_their_default_whatever_the_shell_says(tmp_pa
     assert shown["env_cfg"]["env_dependent"] is True
     assert shown["env_cfg"]["env_dependent_keys"] == ["env_cfg.dist_cfg.backend"]
     assert "env_dependent" not in shown["plain"]
+    # A value from a placeholder is named, not each item inside it.
+    assert shown["sizes"]["env_dependent_keys"] == ["sizes.a.1"]
     text = run_cli("show", "c.py", cwd=tmp_path, env=env).stdout
     assert (
         "data_root = '/data/coco'\n    set at c.py:1  (from a {{$ENV:default}} placeholder" in text
