@@ -27,9 +27,7 @@ from cfglint.loader.values import (
     Val,
     VDict,
     VList,
-    as_config_dict,
-    as_plain,
-    deep_copy,
+    copy_data,
     thaw,
     to_py,
 )
@@ -116,8 +114,9 @@ def _dispatch(
     if function.kind in ("module", "import"):
         if function.name in ("copy.deepcopy", "copy.copy"):
             (value,) = arguments.positional
-            copier = deep_copy if function.name == "copy.deepcopy" else _shallow_copy
-            return copier(value)
+            if function.name == "copy.deepcopy":
+                return copy_data(value, "deepcopy")
+            return _shallow_copy(value)
         pure = PURE_MODULE_FUNCTIONS.get(function.name)
         if pure is not None:
             return _pure_call(evaluator, node, function.name, pure, arguments)
@@ -132,14 +131,20 @@ def _pure_call(
     name: str,
     function: object,
     arguments: Arguments,
+    receiver: ScalarNode | None = None,
 ) -> Val:
+    """A pure function (``name`` as in the table), or a str method bound to ``receiver``: the
+    receiver is an input too, for the limits and the env-dependent mark."""
     positional = [to_py(value) for value in arguments.positional]
     keywords = {key: to_py(value) for key, value in arguments.keywords.items()}
-    check_call(name, [*positional, *keywords.values()])
+    inputs = arguments.all_values()
+    plain = [*positional, *keywords.values()]
+    if receiver is not None:
+        inputs.insert(0, receiver)
+        plain.insert(0, receiver.value)
+    check_call(name, plain)
     assert callable(function)
-    return evaluator._computed(
-        node, lambda: function(*positional, **keywords), tuple(arguments.all_values())
-    )
+    return evaluator._computed(node, lambda: function(*positional, **keywords), tuple(inputs))
 
 
 def _shallow_copy(value: Val) -> Val:
@@ -239,27 +244,11 @@ def _method(
     if isinstance(owner, VList):
         return _list_method(evaluator, node, owner, name, arguments)
     if isinstance(owner, ScalarNode) and name in STR_METHODS:
-        return _bound_pure_call(evaluator, node, owner, name, arguments)
+        bound = getattr(owner.value, name)
+        return _pure_call(evaluator, node, f"str.{name}", bound, arguments, receiver=owner)
     if isinstance(owner, BaseVar):
         raise UnknowableError(f"`{owner.source}` is a random string while the file runs")
     raise UnknowableError(f"method `{name}` is not evaluated")
-
-
-def _bound_pure_call(
-    evaluator: ExpressionEvaluator,
-    node: ast.Call,
-    owner: ScalarNode,
-    name: str,
-    arguments: Arguments,
-) -> Val:
-    """A str (or number) method: the receiver counts as an input, for limits and env marks."""
-    positional = [to_py(value) for value in arguments.positional]
-    keywords = {key: to_py(value) for key, value in arguments.keywords.items()}
-    check_call(f"str.{name}", [owner.value, *positional, *keywords.values()])
-    bound = getattr(owner.value, name)
-    return evaluator._computed(
-        node, lambda: bound(*positional, **keywords), (owner, *arguments.all_values())
-    )
 
 
 def _dict_method(
@@ -289,7 +278,7 @@ def _dict_method(
         key = to_py(args[0])
         if key not in owner.entries:
             default = args[1] if len(args) > 1 else ScalarNode(None, origin)
-            owner.entries[key] = as_config_dict(default) if owner.config_dict else default
+            owner.entries[key] = copy_data(default, "config_dict") if owner.config_dict else default
         return owner.child(key)
     if name == "update":
         other: dict[object, Val] = {}
@@ -318,7 +307,7 @@ def _dict_method(
         owner.entries.clear()
         return ScalarNode(None, origin)
     if name == "to_dict":
-        return as_plain(owner)
+        return copy_data(owner, "to_dict")
     raise UnknowableError(f"dict method `{name}` is not evaluated")
 
 
@@ -349,7 +338,7 @@ def _update(owner: VDict, other: dict[object, Val]) -> None:
                 raise UnknowableError(poison.reason, poison)
             _update(current, dict(value.entries))
         else:
-            owner.entries[key] = as_config_dict(value)
+            owner.entries[key] = copy_data(value, "config_dict")
 
 
 def _list_method(

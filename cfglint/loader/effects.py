@@ -33,6 +33,7 @@ from cfglint.loader.values import (
     Val,
     VDict,
     VList,
+    copy_unknown,
     poison_deep,
 )
 from cfglint.types import UnknownNode
@@ -173,7 +174,7 @@ def _forget_function_node(
     if dynamic:
         raise _Everything
     for name in rebound:  # `global name` inside: the function may rebind it
-        evaluator.namespace[name] = _copy_unknown(unknown)
+        evaluator.namespace[name] = copy_unknown(unknown)
     values = [evaluator.namespace[name] for name in names if name in evaluator.namespace]
     _forget_values(evaluator, values, unknown, seen)
 
@@ -208,16 +209,12 @@ def forget_everything(evaluator: ExpressionEvaluator, unknown: UnknownNode) -> N
         if isinstance(value, VDict | VList):
             _poison(evaluator, value, unknown)
         elif not isinstance(value, Opaque):
-            evaluator.namespace[name] = _copy_unknown(unknown)
+            evaluator.namespace[name] = copy_unknown(unknown)
 
 
 def _poison(evaluator: ExpressionEvaluator, value: VDict | VList, unknown: UnknownNode) -> None:
     # Counted in the work budget: past it, the evaluator computes nothing more.
     evaluator.work += poison_deep(value, unknown)
-
-
-def _copy_unknown(unknown: UnknownNode) -> UnknownNode:
-    return UnknownNode(unknown.source, unknown.reason, unknown.origin)
 
 
 def _is_path(node: ast.expr) -> bool:

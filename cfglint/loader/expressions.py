@@ -245,8 +245,7 @@ class ExpressionEvaluator:
             value = ast.literal_eval(tree)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise UnknowableError(
-                f"`{substituted.text}` once MMEngine has substituted placeholders: "
-                "not a literal"
+                f"`{substituted.text}` once MMEngine has substituted placeholders: not a literal"
             ) from None
         env = substituted.env_dependent(0, len(substituted.text))
         return from_py(value, self.origin(node, env))

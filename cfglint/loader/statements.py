@@ -29,11 +29,13 @@ from cfglint.loader.values import (
     Val,
     VDict,
     VList,
-    as_config_dict,
+    copy_data,
+    copy_unknown,
+    from_py,
     thaw,
     to_py,
 )
-from cfglint.types import DictNode, Origin, ScalarNode, SequenceNode, UnknownNode
+from cfglint.types import DictNode, Origin, ScalarNode, SequenceNode
 
 
 class _Break(Exception):
@@ -91,7 +93,7 @@ class StatementRunner(ExpressionEvaluator):
         for inner in module_level_nodes(node):
             self.steps += 10  # forgetting is work too: a loop of unknown steps must run out
             if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Store | ast.Del):
-                self.namespace[inner.id] = _fresh(unknown)
+                self.namespace[inner.id] = copy_unknown(unknown)
             elif isinstance(inner, ast.Subscript | ast.Attribute) and isinstance(
                 inner.ctx, ast.Store | ast.Del
             ):
@@ -103,7 +105,7 @@ class StatementRunner(ExpressionEvaluator):
             elif isinstance(inner, ast.Import | ast.ImportFrom):
                 for name, value in self._import_bindings(inner):
                     maybe_data = not isinstance(value, Opaque)
-                    self.namespace[name] = _fresh(unknown) if maybe_data else value
+                    self.namespace[name] = copy_unknown(unknown) if maybe_data else value
             elif isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 self._define(inner)
         if _may_jump(node):
@@ -134,16 +136,7 @@ class StatementRunner(ExpressionEvaluator):
                 raise UnknowableError("slice assignment is not evaluated")
             self.set_item(owner, to_py(self.evaluate(target.slice)), value)
         elif isinstance(target, ast.Attribute):
-            owner = self._container(target.value)
-            if isinstance(owner, VDict) and owner.config_dict:
-                self.set_item(owner, target.attr, value)
-            elif isinstance(owner, VDict | VList | ScalarNode | BaseVar):
-                raise DefiniteError(
-                    f"AttributeError: {_type_name(owner)} object has no attribute "
-                    f"'{target.attr}' (only dicts inherited from bases allow attribute access)"
-                )
-            else:
-                raise UnknowableError(f"setting attribute `{target.attr}` of an unknown value")
+            self.set_item(self._config_dict_owner(target, "setting"), target.attr, value)
         else:
             raise UnknowableError("assignment target cfglint does not evaluate")
 
@@ -174,10 +167,22 @@ class StatementRunner(ExpressionEvaluator):
             raise UnknowableError(owner.poison.reason, owner.poison)
         return owner
 
+    def _config_dict_owner(self, target: ast.Attribute, action: str) -> VDict:
+        """The dict whose attribute ``target`` sets or deletes: only a ConfigDict has them."""
+        owner = self._container(target.value)
+        if isinstance(owner, VDict) and owner.config_dict:
+            return owner
+        if isinstance(owner, VDict | VList | ScalarNode | BaseVar):
+            raise DefiniteError(
+                f"AttributeError: {_type_name(owner)} object has no attribute '{target.attr}' "
+                "(only dicts inherited from bases allow attribute access)"
+            )
+        raise UnknowableError(f"{action} attribute `{target.attr}` of an unknown value")
+
     def set_item(self, owner: Val, key: object, value: Val) -> None:
         if isinstance(owner, VDict):
             try:
-                owner.entries[key] = as_config_dict(value) if owner.config_dict else value
+                owner.entries[key] = copy_data(value, "config_dict") if owner.config_dict else value
             except TypeError:
                 raise DefiniteError(f"TypeError: unhashable key {key!r}") from None
         elif isinstance(owner, VList) and not owner.is_tuple:
@@ -233,15 +238,7 @@ class StatementRunner(ExpressionEvaluator):
                     raise UnknowableError("slice deletion is not evaluated")
                 self._delete_item(owner, to_py(self.evaluate(target.slice)))
             elif isinstance(target, ast.Attribute):
-                owner = self._container(target.value)
-                if not (isinstance(owner, VDict) and owner.config_dict):
-                    if isinstance(owner, VDict | VList | ScalarNode | BaseVar):
-                        raise DefiniteError(
-                            f"AttributeError: {_type_name(owner)} object has no attribute "
-                            f"'{target.attr}'"
-                        )
-                    raise UnknowableError(f"deleting attribute `{target.attr}` of an unknown value")
-                self._delete_item(owner, target.attr)
+                self._delete_item(self._config_dict_owner(target, "deleting"), target.attr)
             else:
                 raise UnknowableError("deletion target cfglint does not evaluate")
 
@@ -387,13 +384,11 @@ class StatementRunner(ExpressionEvaluator):
 
     # -- definitions and imports ------------------------------------------------------------
 
-    def _stmt_Import(self, node: ast.Import) -> None:
+    def _stmt_Import(self, node: ast.Import | ast.ImportFrom) -> None:
         for name, value in self._import_bindings(node):
             self.namespace[name] = value
 
-    def _stmt_ImportFrom(self, node: ast.ImportFrom) -> None:
-        for name, value in self._import_bindings(node):
-            self.namespace[name] = value
+    _stmt_ImportFrom = _stmt_Import
 
     def _import_bindings(self, node: ast.Import | ast.ImportFrom) -> list[tuple[str, Val]]:
         origin = self.origin(node)
@@ -443,7 +438,7 @@ class StatementRunner(ExpressionEvaluator):
             for expression in node.decorator_list:
                 forget_values(self, reachable(self, expression), unknown)
             if node.decorator_list:
-                self.namespace[node.name] = _fresh(unknown)
+                self.namespace[node.name] = copy_unknown(unknown)
                 return
         self.namespace[node.name] = code
 
@@ -455,14 +450,8 @@ class StatementRunner(ExpressionEvaluator):
 
 def _imported(qualified: str, origin: Origin) -> Val:
     if qualified in MODULE_CONSTANTS:
-        from cfglint.loader.values import from_py
-
         return from_py(MODULE_CONSTANTS[qualified], origin)
     return Opaque("import", qualified, origin)
-
-
-def _fresh(unknown: UnknownNode) -> UnknownNode:
-    return UnknownNode(unknown.source, unknown.reason, unknown.origin)
 
 
 def _type_name(value: Val) -> str:

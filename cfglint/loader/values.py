@@ -11,6 +11,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 from cfglint.loader.limits import MAX_FROZEN_CONTAINERS, TOO_LARGE
 from cfglint.loader.problems import LoadError
@@ -203,6 +204,12 @@ def base_var_value(
     return freeze(value)
 
 
+def copy_unknown(unknown: UnknownNode) -> UnknownNode:
+    """The same unknown as a value of its own, for each name that code cfglint did not follow
+    may have bound."""
+    return UnknownNode(unknown.source, unknown.reason, unknown.origin)
+
+
 def poison_deep(value: Val, unknown: UnknownNode) -> int:
     """Mark every dict and list reachable from ``value`` as changed by code cfglint cannot follow.
 
@@ -296,50 +303,59 @@ def from_py(obj: object, origin: Origin) -> Val:
     return Opaque("object", type(obj).__name__, origin, py=obj)
 
 
-def deep_copy(value: Val) -> Val:
-    """``copy.deepcopy`` of config data: containers copied, frozen nodes shared (immutable)."""
-    if isinstance(value, VDict):
-        copied = VDict(
-            {key: deep_copy(item) for key, item in value.entries.items()},
-            value.origin,
-            value.config_dict,
-        )
+CopyKind = Literal["deepcopy", "to_dict", "config_dict"]
+
+
+def copy_data(value: Val, kind: CopyKind) -> Val:
+    """A copy of config data, made the way Python or MMEngine makes it:
+
+    - ``deepcopy``: ``copy.deepcopy``; containers copied once each (what the value shares, the
+      copy shares too), each dict keeping its kind; frozen nodes shared (they are immutable).
+    - ``to_dict``: ``ConfigDict.to_dict()``; every dict, frozen ones too, a plain dict.
+    - ``config_dict``: ``ConfigDict._hook``, for a value stored into a ConfigDict: a plain
+      dict becomes a ConfigDict (copied), lists and tuples are rebuilt around such dicts, and
+      a ConfigDict is kept as it is (the same object).
+
+    The copy of a poisoned container is poisoned (and empty: nothing can read it).
+    """
+    return _Copier(kind).copy(value)
+
+
+class _Copier:
+    __slots__ = ("kind", "memo")
+
+    def __init__(self, kind: CopyKind) -> None:
+        self.kind = kind
+        self.memo: dict[int, Val] | None = {} if kind == "deepcopy" else None
+
+    def copy(self, value: Val) -> Val:
+        if self.kind == "to_dict" and isinstance(value, DictNode | SequenceNode):
+            value = thaw(value)
+        if not isinstance(value, VDict | VList):
+            return value
+        if self.kind == "config_dict" and isinstance(value, VDict) and value.config_dict:
+            return value
+        if self.memo is not None and id(value) in self.memo:
+            return self.memo[id(value)]
+        poisoned = value.poison is not None
+        copied: VDict | VList
+        if isinstance(value, VDict):
+            config_dict = value.config_dict if self.kind == "deepcopy" else self.kind != "to_dict"
+            copied = VDict({}, value.origin, config_dict)
+            if self.memo is not None:
+                self.memo[id(value)] = copied
+            if not poisoned and config_dict and self.kind == "deepcopy":
+                # `ConfigDict.__deepcopy__` stores each copied value through its `_hook`:
+                # the lists (and plain dicts) under it are rebuilt, and shared no more.
+                hook = _Copier("config_dict").copy
+                copied.entries = {key: hook(self.copy(item)) for key, item in value.entries.items()}
+            elif not poisoned:
+                copied.entries = {key: self.copy(item) for key, item in value.entries.items()}
+        else:
+            copied = VList([], value.is_tuple, value.origin)
+            if self.memo is not None:
+                self.memo[id(value)] = copied
+            if not poisoned:
+                copied.items = [self.copy(item) for item in value.items]
         copied.poison = value.poison
         return copied
-    if isinstance(value, VList):
-        items = VList([deep_copy(item) for item in value.items], value.is_tuple, value.origin)
-        items.poison = value.poison
-        return items
-    return value
-
-
-def as_plain(value: Val) -> Val:
-    """``ConfigDict.to_dict()``: a deep copy in which every dict is a plain dict."""
-    if isinstance(value, DictNode | SequenceNode):
-        value = thaw(value)
-    if isinstance(value, VDict):
-        if value.poison is not None:
-            raise UnknowableError(value.poison.reason, value.poison)
-        return VDict({key: as_plain(item) for key, item in value.entries.items()}, value.origin)
-    if isinstance(value, VList):
-        if value.poison is not None:
-            raise UnknowableError(value.poison.reason, value.poison)
-        return VList([as_plain(item) for item in value.items], value.is_tuple, value.origin)
-    return value
-
-
-def as_config_dict(value: Val) -> Val:
-    """MMEngine's ``ConfigDict._hook``: a plain dict stored into a ConfigDict is converted."""
-    if isinstance(value, VDict) and not value.config_dict:
-        converted = VDict(
-            {key: as_config_dict(item) for key, item in value.entries.items()},
-            value.origin,
-            config_dict=True,
-        )
-        converted.poison = value.poison
-        return converted
-    if isinstance(value, VList):
-        items = VList([as_config_dict(item) for item in value.items], value.is_tuple, value.origin)
-        items.poison = value.poison
-        return items
-    return value

@@ -164,6 +164,16 @@ CASES: dict[str, Case] = {
     "to_dict gives a plain dict": Case(
         "_base_ = './base.py'\nm = _base_.model.to_dict()\nt = m.type\n", refused="CL905"
     ),
+    "deepcopy keeps what the value shares": Case(
+        "import copy\na = dict(x=1)\nc = copy.deepcopy([a, a])\nc[0]['x'] = 2\n",
+        known=("a", "c"),
+    ),
+    "deepcopy of a ConfigDict rebuilds the lists under it": Case(
+        "_base_ = './base.py'\nimport copy\nm = _base_.model\ninner = [1]\nm.x = [inner]\n"
+        "m.x.append(m.x[0])\nd = copy.deepcopy(m)\nd.x[0].append(2)\nm.x[0].append(3)\n"
+        "p = dict(k=[1])\nm.y = [p, p]\nm.y[0].k.append(2)\n",
+        known=("m", "inner", "d", "model", "p"),
+    ),
     "copy keeps a ConfigDict": Case(
         "_base_ = './base.py'\nm = _base_.model.copy()\nt = m.type\nd = dict(_base_.model)\n",
         known=("m", "t", "d"),

@@ -31,6 +31,9 @@ HOSTILE = {
     "comprehension.py": "x = [i for i in range(10**6) for j in range(10)]\n",
     "forever.py": "while True:\n    pass\nx = 1\n",
     "unknown_steps.py": "import os\nwhile True:\n    os.getcwd()\n    x = os.environ.get('A')\n",
+    "deepcopy_dag.py": (
+        "import copy\nx = [0]\nfor i in range(64):\n    x = [x, x]\nx = copy.deepcopy(x)\n"
+    ),
     # The same big data handed to unknown calls again and again (each took a full walk).
     "poison_again.py": (
         "import os\nx = [[i] for i in range(200000)]\nfor i in range(2000):\n    os.foo(x)\n"
