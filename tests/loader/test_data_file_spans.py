@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cfglint.loader import Loader
-from cfglint.types import ResolvedConfig, Span, walk_nodes
+from cfglint.types import ResolvedConfig, Span, UnknownNode, walk_nodes
 
 WriteTree = Callable[[dict[str, str | bytes]], Path]
 
@@ -151,3 +151,19 @@ def test_yaml_python_tags_are_never_constructed(tree: WriteTree) -> None:
     assert type(a).__name__ == "UnknownNode" and type(b).__name__ == "UnknownNode"
     assert getattr(a, "source", "") == "!!python/object/apply:os.system ['touch pwned']"
     assert not (root / "pwned").exists() and not Path("pwned").exists()
+
+
+def test_a_placeholder_used_as_a_key_reads_as_written(tree: WriteTree) -> None:
+    # The internal string of `{{_base_.x}}` starts the one of `{{_base_.x_000000_y}}`.
+    root = tree(
+        {
+            "base.yaml": "x: 1\nx_000000_y: 2\n",
+            "leaf.yaml": "_base_: ./base.yaml\nv: {{_base_.x}}\na: {{{_base_.x_000000_y}}: 1}\n",
+        }
+    )
+    config = Loader().load(root / "leaf.yaml")
+    assert isinstance(config, ResolvedConfig)
+    unknown = config.get("a")
+    assert isinstance(unknown, UnknownNode)
+    assert unknown.source == "{{_base_.x_000000_y}}"
+    assert "random string" in unknown.reason
