@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.settings import DEFAULT_EXCLUDE, settings_for
+from cfglint.settings import default_excluded, settings_for
 from cfglint.types import LoadProblem, Span
 
 BASE_FOLDER = "_base_"
@@ -30,24 +30,29 @@ def is_base_file(path: Path) -> bool:
     return BASE_FOLDER in path.parts[:-1]
 
 
-def walk_files(folder: Path, skip_hidden: bool = False) -> Iterator[Path]:
+def walk_files(
+    folder: Path, *, skip_hidden: bool = False, settings_exclude: bool = True
+) -> Iterator[Path]:
     """Every file under `folder` that the settings do not exclude, in a stable order;
-    `skip_hidden`: not inside folders whose name starts with a dot either."""
+    `skip_hidden`: not inside folders whose name starts with a dot either;
+    `settings_exclude` False: only the default exclusions hold, not the settings' `exclude`."""
     settings = settings_for(folder)
+
+    def excluded(path: Path) -> bool:
+        if settings_exclude:
+            return settings.is_excluded(path)
+        return default_excluded((path.name,))
+
     for directory, subdirs, files in os.walk(folder):
         here = Path(directory)
-        # The default exclusions also hold outside the settings root (a run without settings
-        # walking a git work tree above the current folder must not enter `.git`).
         subdirs[:] = sorted(
             d
             for d in subdirs
-            if d not in DEFAULT_EXCLUDE
-            and not (skip_hidden and d.startswith("."))
-            and not settings.is_excluded(here / d)
+            if not (skip_hidden and d.startswith(".")) and not excluded(here / d)
         )
         for name in sorted(files):
             path = here / name
-            if not settings.is_excluded(path):
+            if not excluded(path):
                 yield path
 
 
@@ -82,6 +87,3 @@ def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
             )
     return Discovered(tuple(leaves), tuple(bases), tuple(problems), tuple(named))
 
-
-def leaves_under(root: Path) -> tuple[Path, ...]:
-    return tuple(path for path in _walk(root) if not is_base_file(path))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
@@ -30,6 +31,12 @@ DEFAULT_EXCLUDE = (
     "work_dirs",
     ".cfglint_cache",
 )
+
+
+def default_excluded(names: Iterable[str]) -> bool:
+    """Whether one of these file or folder names is excluded whatever the settings say (tool
+    state, virtual environments, build output)."""
+    return any(name in DEFAULT_EXCLUDE for name in names)
 
 
 def _kebab(name: str) -> str:
@@ -88,7 +95,9 @@ class Settings(BaseModel):
     def is_excluded(self, path: Path) -> bool:
         relative = self.relative(path)
         if relative is None:
-            return False
+            # Outside the root only the default exclusions hold (a run without settings walking
+            # a git work tree above the current folder must not enter `.git`).
+            return default_excluded(Path(os.path.abspath(path)).parts)
         patterns = (*DEFAULT_EXCLUDE, *self.table.exclude, *self.table.extend_exclude)
         return any(globs.matches(pattern, relative) for pattern in patterns)
 
@@ -204,3 +213,17 @@ def target_choice(config: Path, cli_target: str | None, text: str | None = None)
 
 def target_name_for(config: Path, cli_target: str | None, text: str | None = None) -> str:
     return target_choice(config, cli_target, text).name
+
+
+def declared_choice(config: Path) -> TargetChoice | None:
+    """The target a config declares itself (its comment, the settings), without `--target`;
+    None when it declares none, or its settings cannot be read (the check reports those)."""
+    try:
+        return target_choice(config, None)
+    except UserError:
+        return None
+
+
+def declared_target(config: Path) -> str | None:
+    choice = declared_choice(config)
+    return None if choice is None else choice.name

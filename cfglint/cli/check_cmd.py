@@ -11,6 +11,7 @@ from pathlib import Path
 from cfglint.cli import progress
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_argument
 from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes, wants_fix
+from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.loader import Loader
 from cfglint.paths import git_work_tree
@@ -23,6 +24,7 @@ from cfglint.report import (
 )
 from cfglint.rules import all_rule_infos
 from cfglint.settings import settings_for
+from cfglint.types import Violation
 
 EDIT_FORMATS = frozenset({"json", "sarif", "rdjson"})
 
@@ -104,10 +106,15 @@ def run(args: argparse.Namespace) -> int:
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
     write_errors: tuple[str, ...] = ()
+    indexes = InheritanceIndexes()
     if want_fix:
         # Handed over, not kept here: the fix loop lets the first check's trees go early.
         outcome = fix_until_stable(
-            request, _check(request, show_progress), fix_request, write=not args.diff
+            request,
+            _check(request, show_progress, indexes),
+            fix_request,
+            write=not args.diff,
+            indexes=indexes,
         )
         for message in outcome.problems:
             print(f"cfglint: warning: {message}", file=sys.stderr)
@@ -120,16 +127,10 @@ def run(args: argparse.Namespace) -> int:
         fixed_count = outcome.fixed_count
         write_errors = outcome.errors
     else:
-        result = _check(request, show_progress)
+        result = _check(request, show_progress, indexes)
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
-    violations = planned_fixes(result, fix_request, paths, with_edits=with_edits)
-    if want_fix:
-        # What the fix loop could not fix is not fixable, whatever a plan says.
-        violations = [
-            replace(violation, fix=None) if wants_fix(violation, fix_request) else violation
-            for violation in violations
-        ]
+    violations = _with_fixes(result, fix_request, paths, with_edits, indexes, fixed=want_fix)
     context = ReportContext(
         cwd=Path.cwd(),
         rules=all_rule_infos(),
@@ -156,14 +157,46 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(args, result, fixed_count)
 
 
+def _with_fixes(
+    result: CheckResult,
+    fix_request: FixRequest,
+    paths: tuple[Path, ...],
+    with_edits: bool,
+    indexes: InheritanceIndexes,
+    *,
+    fixed: bool,
+) -> list[Violation]:
+    """The violations with the fixes a report shows. After the fix loop, what it could not fix
+    is not fixable, whatever a plan says: only the fixes it did not try (unsafe ones without
+    `--unsafe-fixes`) are planned."""
+    if not fixed:
+        return planned_fixes(result, fix_request, paths, with_edits=with_edits, indexes=indexes)
+    tried = [v for v in result.violations if wants_fix(v, fix_request)]
+    untried = tuple(v for v in result.violations if not wants_fix(v, fix_request))
+    planned = (
+        planned_fixes(
+            replace(result, violations=untried),
+            fix_request,
+            paths,
+            with_edits=with_edits,
+            indexes=indexes,
+        )
+        if untried
+        else []
+    )
+    return [*(replace(violation, fix=None) for violation in tried), *planned]
+
+
 def _github_workspace() -> Path | None:
     workspace = os.environ.get("GITHUB_WORKSPACE")
     return Path(workspace) if workspace else None
 
 
-def _check(request: CheckRequest, show_progress: bool) -> CheckResult:
+def _check(
+    request: CheckRequest, show_progress: bool, indexes: InheritanceIndexes
+) -> CheckResult:
     with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
-        return run_check(request, Loader(), progress=advance)
+        return run_check(request, Loader(), progress=advance, indexes=indexes)
 
 
 def _exit_code_for_diff(result: CheckResult, diff: str) -> int:

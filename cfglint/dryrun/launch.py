@@ -139,8 +139,8 @@ def rank_environment(
 @dataclass
 class _Child:
     rank: int
-    process: subprocess.Popen[bytes]
     folder: Path
+    process: subprocess.Popen[bytes] = field(init=False)  # set by _start
     killed: bool = False  # still running when the launcher killed it
 
     @property
@@ -156,18 +156,19 @@ class _Child:
         return self.folder / f"rank{self.rank}.phase.json"
 
 
-def _start(plan: LaunchPlan, rank: int, port: int, folder: Path) -> subprocess.Popen[bytes]:
+def _start(plan: LaunchPlan, rank: int, port: int, folder: Path) -> _Child:
+    child = _Child(rank, folder)
     request = WorkerRequest(
         config=str(plan.config),
-        result_path=str(folder / f"rank{rank}.json"),
+        result_path=str(child.result_path),
         launcher=plan.launcher,
         timeout_s=plan.timeout_s,
         sys_path=tuple(str(path) for path in plan.sys_path),
-        phase_path=str(folder / f"rank{rank}.phase.json"),
+        phase_path=str(child.phase_path),
         parent_pid=os.getpid(),
     )
-    with (folder / f"rank{rank}.log").open("wb") as log:
-        return subprocess.Popen(
+    with child.log_path.open("wb") as log:
+        child.process = subprocess.Popen(
             [sys.executable, "-m", "cfglint.dryrun.worker", json.dumps(request.to_json())],
             env=rank_environment(rank, plan.world_size, port, hide_cuda=plan.hide_cuda),
             stdin=subprocess.DEVNULL,
@@ -175,6 +176,7 @@ def _start(plan: LaunchPlan, rank: int, port: int, folder: Path) -> subprocess.P
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    return child
 
 
 def _kill(child: _Child) -> None:
@@ -361,7 +363,7 @@ def run_ranks(
             try:
                 with signals.held():
                     for rank in range(plan.world_size):
-                        children.append(_Child(rank, _start(plan, rank, port, folder), folder))
+                        children.append(_start(plan, rank, port, folder))
                 signals.raise_if_received()
                 wait = _Wait(plan.timeout_s)
                 _wait(children, plan, wait, on_rank_done)

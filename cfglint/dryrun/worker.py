@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cfglint.dryrun.result import SCHEMA_VERSION, Phase, PhaseMark, WorkerRequest
+from cfglint.rules.wrapper import FLEXIBLE_RUNNER, registry_name
 
 # The Runner classes whose path the dry run follows; anything else is refused, not guessed at.
 SUPPORTED_RUNNER_TYPES = frozenset({"Runner"})
@@ -70,17 +71,19 @@ def unsupported_runner(cfg: Any) -> str | None:
     runner_type = cfg.get("runner_type")
     if runner_type is None:
         return None
-    name = runner_type if isinstance(runner_type, str) else getattr(runner_type, "__name__", "")
+    written = runner_type if isinstance(runner_type, str) else getattr(runner_type, "__name__", "")
+    # A registry name may carry its scope, as in 'mmengine.Runner'.
+    name = registry_name(written)
     if name in SUPPORTED_RUNNER_TYPES:
         return None
-    if name == "FlexibleRunner":
+    if name == FLEXIBLE_RUNNER:
         return (
-            "runner_type='FlexibleRunner': FlexibleRunner configs are not supported by dryrun "
+            f"runner_type={written!r}: FlexibleRunner configs are not supported by dryrun "
             "yet (FlexibleRunner places and wraps the model through its `strategy`, not "
             "Runner.wrap_model)"
         )
     return (
-        f"runner_type={name or runner_type!r}: dryrun follows mmengine.runner.Runner's path "
+        f"runner_type={written or runner_type!r}: dryrun follows mmengine.runner.Runner's path "
         "only; another runner may build and wrap the model its own way"
     )
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cfglint.engine.inheritors import real
 from cfglint.rules.base import Finding
 from cfglint.types import FixIntent, LoadProblem, Severity, Span, Violation
 
@@ -66,7 +67,9 @@ class Aggregator:
         chain: tuple[Path, ...],
         needed_by: str | None = None,
     ) -> _Group:
-        identity = (code, span, target, needed_by)
+        # A base reached through a symlinked folder is one file: one diagnostic, shown with the
+        # path the first config reached it by.
+        identity = (code, span._replace(path=real(span.path)), target, needed_by)
         if identity not in self._groups:
             self._groups[identity] = _Group(
                 code, message, span, target, None, None, chain, needed_by

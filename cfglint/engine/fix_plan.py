@@ -41,13 +41,16 @@ def wants_fix(violation: Violation, request: FixRequest) -> bool:
     return intent is not None and (intent.applicability is Applicability.SAFE or request.unsafe)
 
 
-# A violation across rounds: its spans move as files change, its origin file does not.
+# A violation across rounds: its spans move as files change; its code, target, key and file
+# (the one it sits in, or a config it applies to) do not.
 ViolationId = tuple[str, str | None, str | None, Path]
 Blocked = set[tuple[ViolationId, PlacementKind]]
 
 
-def identity(violation: Violation) -> ViolationId:
-    return (violation.code, violation.target, violation.key, real(violation.path))
+def identity(violation: Violation, config: Path | None = None) -> ViolationId:
+    """The violation by the file it sits in, or as it applies to ``config``."""
+    file = violation.path if config is None else config
+    return (violation.code, violation.target, violation.key, real(file))
 
 
 def read_source(path: Path) -> str:

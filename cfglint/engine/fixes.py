@@ -23,6 +23,7 @@ from cfglint.engine.fix_plan import (
     plan_round,
     wants_fix,
 )
+from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.placement import Placement, Placer
 from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckRequest, CheckResult, is_fragment, run_check
@@ -47,9 +48,15 @@ class FixOutcome:
 
 
 def fix_until_stable(
-    request: CheckRequest, result: CheckResult, fix_request: FixRequest, *, write: bool
+    request: CheckRequest,
+    result: CheckResult,
+    fix_request: FixRequest,
+    *,
+    write: bool,
+    indexes: InheritanceIndexes | None = None,
 ) -> FixOutcome:
-    index = ProjectIndex(result, request.paths)
+    """`indexes`: those of the first check (who inherits what), reused by every later one."""
+    index = ProjectIndex(result, request.paths, indexes)
     blocked: Blocked = set()
     if not write:
         plan = plan_round(result, index, fix_request, blocked, writing=False)
@@ -190,17 +197,10 @@ def _carried(plan: Plan, violation: Violation, path: Path) -> bool:
 def _baselines(
     result: CheckResult, index: ProjectIndex, plan: Plan, request: FixRequest
 ) -> dict[Path, _Watched]:
-    """Every launched config that reads a file of the plan, reduced to what must not change."""
+    """Every launched config that reads a file of the plan, reduced to what must not change:
+    the checked ones as the check resolved them, the others resolved now."""
     edited = set(plan.files)
     expectations = _expectations(plan, request)
-    configs: list[tuple[Path, ResolvedConfig, bool, str | None]] = [
-        (path, config, True, result.targets.get(path))
-        for path, config in result.resolved.items()
-        if not is_fragment(config)
-    ]
-    configs.extend(
-        (tree.path, tree, False, index.configs[key].target) for key, tree in index.trees.items()
-    )
     touched = frozenset(
         change.key[0]
         for violation, _placement in plan.chosen
@@ -208,12 +208,21 @@ def _baselines(
         for change in violation.fix_intent.changes
     )
     watched: dict[Path, _Watched] = {}
-    for path, config, checked, target in configs:
+
+    def watch(path: Path, config: ResolvedConfig, checked: bool, target: str | None) -> None:
         files = frozenset(real(file) for file in config.files)
         if files & edited:
             expectation = expectations.of(real(path), files, target)
             baseline = Baseline(config.root, expectation, touched)
             watched[real(path)] = _Watched(path, files, baseline, checked)
+
+    for path, config in result.resolved.items():
+        if not is_fragment(config):
+            watch(path, config, True, result.targets.get(path))
+    for unchecked in index.unchecked_reading(edited):
+        loaded = index.load(unchecked.path)
+        if isinstance(loaded, ResolvedConfig):
+            watch(unchecked.path, loaded, False, unchecked.target)
     return watched
 
 
@@ -247,14 +256,19 @@ def _verified_round(
     notes: _Notes,
 ) -> CheckResult:
     """The check after the round, with every file whose edits broke a config put back."""
-    after = run_check(request, Loader())
-    unchecked = index.reload(set(written))
+    index.files_changed()
+    after = run_check(request, Loader(), indexes=index.indexes)
     culprits: dict[Path, str] = {}
-    for key, watched in baselines.items():
+    for watched in baselines.values():
         edited = watched.files & set(written)
         if not edited:
             continue
-        now = after.resolved.get(watched.path) if watched.checked else unchecked.get(key)
+        now: ResolvedConfig | None
+        if watched.checked:
+            now = after.resolved.get(watched.path)
+        else:
+            loaded = index.load(watched.path)
+            now = loaded if isinstance(loaded, ResolvedConfig) else None
         shown = display_path(watched.path)
         if now is None:
             reason: str | None = f"it made {shown} fail to resolve"
@@ -272,28 +286,25 @@ def _verified_round(
         about = {identity(violation) for violation, _entry in file_edit.accepted}
         notes.add(f"{display_path(file_edit.path)}: fix reverted: {reason}", about)
         _block(plan, file_edit, blocked)
+    index.files_changed()
     del after
-    index.reload(set(culprits))
-    return run_check(request, Loader())
+    return run_check(request, Loader(), indexes=index.indexes)
 
 
-# What a fixable violation is about, for every config it applies to: spans move as files
-# change; code, target, key and config do not.
-_About = tuple[str, str | None, str | None, Path]
-
-
-def _fixable(result: CheckResult, request: FixRequest) -> list[set[_About]]:
+def _fixable(result: CheckResult, request: FixRequest) -> list[set[ViolationId]]:
+    """Each fixable violation, for every config it applies to (spans move as files change;
+    code, target, key and config do not)."""
     return [
-        {(v.code, v.target, v.key, real(config)) for config in v.configs}
-        for v in result.violations
-        if wants_fix(v, request)
+        {identity(violation, config) for config in violation.configs}
+        for violation in result.violations
+        if wants_fix(violation, request)
     ]
 
 
-def _fixed_count(fixable: list[set[_About]], final: CheckResult) -> int:
+def _fixed_count(fixable: list[set[ViolationId]], final: CheckResult) -> int:
     """How many of the first check's fixable violations are gone, for every config."""
     remaining = {
-        (violation.code, violation.target, violation.key, real(config))
+        identity(violation, config)
         for violation in final.violations
         for config in violation.configs
     }
@@ -306,6 +317,7 @@ def planned_fixes(
     paths: Sequence[Path] = (),
     *,
     with_edits: bool = True,
+    indexes: InheritanceIndexes | None = None,
 ) -> list[Violation]:
     """The violations with their `fix` filled in, for reports.
 
@@ -317,8 +329,9 @@ def planned_fixes(
     the other fixes in the same file: where two fixes edit the same place (two overrides of
     `env_cfg` in one leaf), each carries the one combined edit, so that applying either or both
     gives a correct file.
+    `indexes`: those of the check that gave `result`.
     """
-    index = ProjectIndex(result, paths)
+    index = ProjectIndex(result, paths, indexes)
     if not with_edits:
         placer = Placer(result, index, request.placement, writing=False)
         return [

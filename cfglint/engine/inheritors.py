@@ -1,12 +1,14 @@
-"""Which configs of a project inherit a file: what a change to that file can break.
+"""Which configs of a project inherit a file: for checking and for fixing.
 
 pre-commit passes only the files a commit changes; a changed file that other configs name in
 `_base_` (a `_base_` file, a leaf-to-leaf `_base_ = './x_1x.py'` chain, a shared fragment)
-must bring those configs into the check. Resolving every config of a large project for each
-named file would cost as much as checking all of them, so a cheap text index finds the
-candidates first: a config can only inherit a file, directly or through other files, along a
-chain of files that each mention the next one's file name. Only the candidates are resolved,
-and the loader's answer (the files a resolution went through) decides.
+must bring those configs into the check. A fix placed in a file must not break any config of the
+project reading it, checked or not. Resolving every config of a large project for each such
+file would cost as much as checking all of them, so a cheap text index finds the candidates
+first: a config can only inherit a file, directly or through other files, along a chain of files
+that each mention the next one's path. Only the candidates are resolved, and the loader's answer
+(the files a resolution went through) decides. Files are compared by real path, so a base
+reached through a symlinked folder is one file.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from cfglint.discover import is_base_file, walk_files
 from cfglint.loader import Loader
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import git_work_tree
-from cfglint.settings import settings_for
+from cfglint.settings import Settings, settings_for
 from cfglint.types import LoadResult
 
 # Larger files are data, not configs (the loader refuses files over 10 MB anyway).
@@ -36,11 +38,18 @@ _MAX_REFERENCE = 1024
 _UNPLACED = (":", "{", "}", "$", "~")
 
 
+@functools.lru_cache(maxsize=65536)
+def real(path: Path) -> Path:
+    """The path with symlinks resolved (a run asks for the same few thousand paths often)."""
+    return Path(os.path.realpath(path))
+
+
 def project_root(path: Path) -> Path:
     """Where the configs that may inherit `path` live.
 
     The settings root (the folder of the `pyproject.toml` with `[tool.cfglint]`, or of
-    `cfglint.toml`); without settings, the git work tree holding the file; else its folder.
+    `cfglint.toml`); without settings, the git work tree holding the path; else the path itself
+    if it is a folder, its folder if it is a file.
     """
     absolute = Path(os.path.abspath(path))
     settings = settings_for(absolute)
@@ -51,58 +60,92 @@ def project_root(path: Path) -> Path:
 
 
 class InheritanceIndex:
-    """For one project root: which files a `_base_`-using file of it may name.
+    """For one project root: which files each `_base_`-using file of it may name.
 
-    A relative reference (`'../_base_/x.py'`) is resolved against the mentioning file's folder,
-    as MMEngine does, so two `default_runtime.py` of different packages are told apart. A
-    reference cfglint cannot place without more work (`pkg::x.py`, `{{ fileDirname }}/x.py`)
-    matches every file of that name.
+    Every config file under the root is indexed, whatever the settings' `exclude` says (an
+    excluded config still runs, and a fix must not break it); only the default exclusions and
+    hidden folders (caches, tool state; a project without settings or git can be a home folder)
+    are left out. A relative reference (`'../_base_/x.py'`) is resolved against the mentioning
+    file's folder, as MMEngine does, so two `default_runtime.py` of different packages are told
+    apart. A reference cfglint cannot place without more work (`pkg::x.py`,
+    `{{ fileDirname }}/x.py`) matches every file of that name.
     """
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        # Real path of a named file -> the files naming it.
         self._by_path: dict[Path, list[Path]] = {}
         self._by_name: dict[str, list[Path]] = {}
-        self._checkable: set[Path] = set()
-        settings = settings_for(root)
-        # Hidden folders hold caches and tool state, not configs (and a project without settings
-        # or git can be a home folder).
-        for path in walk_files(root, skip_hidden=True):
+        # Whether a check takes a config (None: a file of a `_base_` folder, never a config by
+        # itself; False: a config the check does not take, not `include`d or `exclude`d), told
+        # for the configs a question reaches: matching every file's path against the settings'
+        # globs would cost more than the rest of the index.
+        self._checkable: dict[Path, bool | None] = {}
+        self._settings: dict[Path, Settings] = {}
+        for path in walk_files(root, skip_hidden=True, settings_exclude=False):
             if path.suffix not in CONFIG_SUFFIXES:
                 continue
-            if settings.is_included(path) and not is_base_file(path):
-                self._checkable.add(path)
-            folder = os.path.dirname(path)
-            for reference in _references(path):
+            references = _references(path)
+            if not references:
+                continue  # it inherits nothing, so nothing reaches a config through it
+            folder = path.parent
+            for reference in references:
                 if any(mark in reference for mark in _UNPLACED):
                     name = reference.replace("\\", "/").rsplit("/", 1)[-1]
                     self._by_name.setdefault(name, []).append(path)
                 else:
-                    target = _resolved(folder, reference)
-                    self._by_path.setdefault(target, []).append(path)
+                    self._by_path.setdefault(_resolved(str(folder), reference), []).append(path)
 
-    def candidates(self, path: Path) -> list[Path]:
-        """The configs that may inherit `path`: a superset, in a stable order."""
-        seen = {path}
-        queue = [path]
+    def candidates(self, path: Path, *, checkable_only: bool = True) -> list[Path]:
+        """The configs that may inherit `path` (never `path` itself), a superset, in a stable
+        order: the ones a check takes, or with `checkable_only` False every config outside
+        `_base_` folders."""
+        start = real(path)
+        seen = {start}
+        queue = [start]
         found: list[Path] = []
         while queue:
             current = queue.pop()
             mentioning = (*self._by_path.get(current, ()), *self._by_name.get(current.name, ()))
             for config in mentioning:
-                if config in seen:
+                key = _real_file(config)
+                if key in seen:
                     continue
-                seen.add(config)
-                queue.append(config)
-                if config in self._checkable:
+                seen.add(key)
+                queue.append(key)
+                checkable = self._is_checkable(config)
+                if checkable or (checkable is not None and not checkable_only):
                     found.append(config)
         return sorted(found)
+
+    def _is_checkable(self, path: Path) -> bool | None:
+        if path not in self._checkable:
+            if is_base_file(path):
+                self._checkable[path] = None
+            else:
+                folder = path.parent
+                if folder not in self._settings:
+                    self._settings[folder] = settings_for(folder)
+                settings = self._settings[folder]
+                self._checkable[path] = settings.is_included(path) and not settings.is_excluded(
+                    path
+                )
+        return self._checkable[path]
+
+
+@functools.lru_cache(maxsize=65536)
+def _real_file(path: Path) -> Path:
+    # Folders are resolved once each (cached); only a symlinked file needs its own resolution.
+    if os.path.islink(path):
+        return real(path)
+    return real(path.parent) / path.name
 
 
 @functools.cache
 def _resolved(folder: str, reference: str) -> Path:
-    # The loader's own normalisation of a relative `_base_` entry (abspath, symlinks kept).
-    return Path(os.path.abspath(os.path.join(folder, reference)))
+    # The loader's own normalisation of a relative `_base_` entry (abspath), then the file
+    # behind any symlink on the way.
+    return real(Path(os.path.abspath(os.path.join(folder, reference))))
 
 
 def _references(path: Path) -> set[str]:
@@ -125,21 +168,37 @@ def _references(path: Path) -> set[str]:
     return references
 
 
-class Inheritors:
-    """Finds, for each named file, the configs of its project that inherit it (one index per
-    project root, built the first time a file of that project asks)."""
+class InheritanceIndexes:
+    """One InheritanceIndex per project root, built the first time a file under it asks.
 
-    def __init__(self, loader: Loader) -> None:
-        self._loader = loader
+    Separate from any Loader: fixes edit values, never `_base_` references, so the indexes
+    built for the first check serve every check of a fix loop and the fix placement too.
+    """
+
+    def __init__(self) -> None:
         self._indexes: dict[Path, InheritanceIndex] = {}
+
+    def for_root(self, root: Path) -> InheritanceIndex:
+        key = real(root)
+        if key not in self._indexes:
+            self._indexes[key] = InheritanceIndex(root)
+        return self._indexes[key]
+
+
+class Inheritors:
+    """Finds, for each file named on the command line, the configs of its project that a check
+    takes and that inherit it."""
+
+    def __init__(self, loader: Loader, indexes: InheritanceIndexes) -> None:
+        self._loader = loader
+        self._indexes = indexes
 
     def of(self, path: Path) -> Iterator[tuple[Path, LoadResult]]:
         """Each config that inherits `path`, with its load result: a resolved config, or a
         failure whose chain of `_base_` files goes through `path` (a base the change broke)."""
-        root = project_root(path)
-        if root not in self._indexes:
-            self._indexes[root] = InheritanceIndex(root)
-        for candidate in self._indexes[root].candidates(path):
+        index = self._indexes.for_root(project_root(path))
+        key = real(path)
+        for candidate in index.candidates(path):
             result = self._loader.load(candidate)
-            if path in result.files:
+            if any(real(file) == key for file in result.files):
                 yield candidate, result

@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Literal
 
 from cfglint.engine.project_index import ProjectConfig, ProjectIndex, real
-from cfglint.engine.run import CheckResult
+from cfglint.engine.run import CheckResult, Registries
+from cfglint.engine.verify import dotted
 from cfglint.errors import UserError
 from cfglint.fix import unwritable_reason
 from cfglint.loader import Loader
+from cfglint.loader.merge import DELETE_KEY
 from cfglint.paths import display_path
 from cfglint.settings import FixPlacement, settings_for
-from cfglint.targets import TargetRegistry
 from cfglint.types import (
     REMOVE,
     ConfigNode,
@@ -34,7 +35,6 @@ from cfglint.types import (
     to_python,
 )
 
-DELETE_KEY = "_delete_"
 PlacementKind = Literal["origin", "leaf"]
 
 
@@ -69,10 +69,6 @@ class _NotPlaceable(Exception):
     """Why one placement is impossible (one line)."""
 
 
-def _dotted(key: tuple[str, ...]) -> str:
-    return ".".join(key)
-
-
 class Placer:
     """Placements for the violations of one check result."""
 
@@ -84,7 +80,7 @@ class Placer:
         self._mode = mode
         self._writing = writing
         self._loader = Loader()
-        self._registries: dict[Path | None, TargetRegistry] = {}
+        self._registries = Registries()
         self._base_keys: dict[tuple[Path, tuple[str, ...]], bool] = {}
 
     def candidates(self, violation: Violation) -> Candidates:
@@ -182,12 +178,12 @@ class Placer:
             if config.target is None:
                 continue
             try:
-                registry = self._registry(config.path)
+                registry = self._registries.registry_for(settings_for(config.path))
                 policies = registry.get(config.target).keys
             except UserError:
                 continue
             for change in intent.changes:
-                policy = policies.get(_dotted(change.key))
+                policy = policies.get(dotted(change.key))
                 if policy is None:
                     continue
                 if change.value is REMOVE:
@@ -199,12 +195,6 @@ class Placer:
                 if not ok:
                     return config
         return None
-
-    def _registry(self, config: Path) -> TargetRegistry:
-        settings = settings_for(config)
-        if settings.source not in self._registries:
-            self._registries[settings.source] = TargetRegistry(settings.extra_targets)
-        return self._registries[settings.source]
 
     # -- an override in each leaf ----------------------------------------------------------
 
@@ -243,7 +233,7 @@ class Placer:
             if isinstance(node, DictNode) or not writes_dict:
                 continue
             if isinstance(node, UnknownNode):
-                raise _NotPlaceable(f"`{_dotted(prefix)}` cannot be evaluated statically")
+                raise _NotPlaceable(f"`{dotted(prefix)}` cannot be evaluated statically")
             # MMEngine refuses to merge a dict over a base value that is not a dict.
             if self._from_bases(config, prefix, node):
                 if depth == len(key):
@@ -263,12 +253,12 @@ class Placer:
         parent_key = key[:-1]
         parent = config.get(parent_key) if parent_key else None
         if not isinstance(parent, DictNode):
-            raise _NotPlaceable(f"`{_dotted(key)}` comes from a base; a config cannot remove it")
+            raise _NotPlaceable(f"`{dotted(key)}` comes from a base; a config cannot remove it")
         try:
             rest = to_python(parent)
         except UnknownValueError as error:
             raise _NotPlaceable(
-                f"`{_dotted(key)}` comes from a base, and `{_dotted(parent_key)}` holds "
+                f"`{dotted(key)}` comes from a base, and `{dotted(parent_key)}` holds "
                 f"`{error.node.source}`, which cfglint cannot rewrite in {config.path.name}"
             ) from None
         assert isinstance(rest, dict)
@@ -308,9 +298,9 @@ def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object) -> Loca
     node: ConfigNode = config.root
     for depth, part in enumerate(key):
         if isinstance(node, UnknownNode):
-            raise _NotPlaceable(f"`{_dotted(key[:depth])}` cannot be evaluated statically")
+            raise _NotPlaceable(f"`{dotted(key[:depth])}` cannot be evaluated statically")
         if not isinstance(node, DictNode):
-            raise _NotPlaceable(f"`{_dotted(key[:depth])}` is not a dict")
+            raise _NotPlaceable(f"`{dotted(key[:depth])}` is not a dict")
         child = node.entries.get(part)
         if child is None:
             if value is REMOVE:
@@ -320,7 +310,7 @@ def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object) -> Loca
             return [_at(node, key, depth, value)]
         node = child
     if isinstance(node, UnknownNode):
-        raise _NotPlaceable(f"`{_dotted(key)}` cannot be evaluated statically")
+        raise _NotPlaceable(f"`{dotted(key)}` cannot be evaluated statically")
     if isinstance(node, DictNode) and isinstance(value, dict) and value:
         return [
             located
@@ -337,7 +327,7 @@ def _at(
     path in YAML and JSON, where a value's key path in its file is its key in the config."""
     origin = node.origin
     if origin.env_dependent:
-        raise _NotPlaceable(f"`{_dotted(key[:depth])}` comes from an environment placeholder")
+        raise _NotPlaceable(f"`{dotted(key[:depth])}` comes from an environment placeholder")
     path = origin.span.path
     if path.suffix.lower() == ".py":
         return path, SpanChange(origin.span, key[depth:], value)

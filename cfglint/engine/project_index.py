@@ -1,42 +1,32 @@
 """For fix placement, who inherits a file: every config of the project, checked or not, with
-its own target. (`engine/inheritors.py` answers the checking question: which configs a
-changed file brings into a check.)
+its own target.
 
 Fix placement asks two questions about a file before editing it: which configs would change
 (all configs of the project inheriting it, including the ones not named on the command line and
 the ones `exclude` hides from linting), and whether the file belongs to the project at all (a
-`pkg::` base in site-packages does not). Files are compared by real path, so a base reached
-through a symlinked folder is one file.
+`pkg::` base in site-packages does not). The configs that were checked are known from the check;
+the others are found through the project's text index (engine/inheritors.py), and only the
+candidates for a file are resolved, when a fix asks about that file. Files are compared by real
+path, so a base reached through a symlinked folder is one file.
 """
 
 from __future__ import annotations
 
-import functools
-import os
-import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.discover import is_base_file
+from cfglint.engine.inheritors import InheritanceIndexes, project_root, real
 from cfglint.engine.run import CheckResult, is_fragment
-from cfglint.errors import UserError
 from cfglint.fix import unwritable_reason
 from cfglint.loader import Loader
-from cfglint.loader.source import CONFIG_SUFFIXES
-from cfglint.settings import DEFAULT_EXCLUDE, settings_for, target_name_for
-from cfglint.types import ResolvedConfig
+from cfglint.settings import declared_target, default_excluded, settings_for
+from cfglint.types import LoadResult, ResolvedConfig
+
+__all__ = ["ProjectConfig", "ProjectIndex", "real"]
 
 # Folders that hold installed code, never the project's own configs.
 _INSTALLED = frozenset({"site-packages", "dist-packages"})
-# A file that names neither cannot inherit anything.
-_INHERITS = re.compile(r"_base_|read_base")
-
-
-@functools.lru_cache(maxsize=65536)
-def real(path: Path) -> Path:
-    """The path with symlinks resolved (a run asks for the same few thousand paths often)."""
-    return Path(os.path.realpath(path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,147 +38,127 @@ class ProjectConfig:
 
 
 class ProjectIndex:
-    """The configs of the projects being fixed, by the real path of each file they inherit.
+    """The configs of the projects being fixed that read a file, by its real path.
 
     A project is the folder of the settings (`pyproject.toml` / `cfglint.toml`) governing a path
-    given on the command line; without settings, the given path itself.
+    given on the command line; without settings, the git work tree holding it; else the given
+    path itself if it is a folder, its folder if it is a file. The folders of the settings of
+    the checked configs are projects too.
+
+    Fixes edit values, never `_base_` references or target comments, so an answer stays true
+    for the whole fix loop: each file's is computed once. The configs that were not checked are
+    resolved by a Loader that the fix loop replaces whenever it writes files
+    (`files_changed`), so that one round's questions and baselines share it and no round sees
+    the trees of another.
     """
 
-    def __init__(self, result: CheckResult, paths: Sequence[Path]) -> None:
-        # Built on the first question: a report that only needs leaf overrides never walks
-        # the project.
-        self._result: CheckResult | None = result
+    def __init__(
+        self,
+        result: CheckResult,
+        paths: Sequence[Path],
+        indexes: InheritanceIndexes | None = None,
+    ) -> None:
+        self.indexes = indexes or InheritanceIndexes()
         self._paths = tuple(paths)
-        self._roots: tuple[Path, ...] = ()
-        self._configs: dict[Path, ProjectConfig] = {}
-        self._trees: dict[Path, ResolvedConfig] = {}
-        self._checked: set[Path] = set()
-        self._by_file: dict[Path, list[ProjectConfig]] = {}
+        # What the checked configs' trees say, taken now (the fix loop lets the trees go) and
+        # turned into real paths on the first question (a report may never ask one).
+        self._resolved = tuple(result.resolved)
+        self._facts = [
+            (path, resolved.files, result.targets.get(path))
+            for path, resolved in result.resolved.items()
+            if not is_fragment(resolved)
+        ]
+        self._roots: tuple[Path, ...] | None = None
+        self._checked_real: set[Path] | None = None
+        self._checked_by_file: dict[Path, list[ProjectConfig]] = {}
+        self._answers: dict[Path, list[ProjectConfig]] = {}
+        self._loader: Loader | None = None
+
+    def load(self, config: Path) -> LoadResult:
+        """A config resolved as its files are now."""
+        if self._loader is None:
+            self._loader = Loader()
+        return self._loader.load(config)
+
+    def files_changed(self) -> None:
+        """Files were written: what was resolved before no longer holds."""
+        self._loader = None
+
+    @property
+    def _checked(self) -> set[Path]:
+        """Every checked config by real path, fragments included: never resolved again here."""
+        if self._checked_real is None:
+            self._checked_real = {real(path) for path in self._resolved}
+            for path, inherited, target in self._facts:
+                files = frozenset(real(file) for file in inherited)
+                config = ProjectConfig(path, files, target, checked=True)
+                for file in files:
+                    self._checked_by_file.setdefault(file, []).append(config)
+        return self._checked_real
 
     @property
     def roots(self) -> tuple[Path, ...]:
-        self._build()
+        """The projects' folders, by real path."""
+        if self._roots is None:
+            roots: dict[Path, None] = {}
+            for given in self._paths:
+                roots[real(project_root(given))] = None
+            for config in self._resolved:
+                settings = settings_for(config)
+                if settings.source is not None:
+                    roots[real(settings.root)] = None
+            self._roots = tuple(roots)
         return self._roots
 
-    @property
-    def configs(self) -> dict[Path, ProjectConfig]:
-        self._build()
-        return self._configs
-
-    @property
-    def trees(self) -> dict[Path, ResolvedConfig]:
-        """The configs that were not checked, as resolved now, by real path."""
-        self._build()
-        return self._trees
-
-    def _build(self) -> None:
-        result = self._result
-        if result is None:
-            return
-        self._result = None  # the index keeps no checked config's tree
-        self._roots = _roots(result, self._paths)
-        self._checked = {real(path) for path in result.resolved}
-        for path, resolved in result.resolved.items():
-            if not is_fragment(resolved):
-                self._add(path, resolved, result.targets.get(path), checked=True)
-        inherited = {file for config in self._configs.values() for file in config.files}
-        loader = Loader()
-        for path in self._candidates(inherited):
-            loaded = loader.load(path)
-            if isinstance(loaded, ResolvedConfig) and not is_fragment(loaded):
-                self._add(path, loaded, _own_target(path), checked=False)
-                self._trees[real(path)] = loaded
-        for config in self._configs.values():
-            for file in config.files:
-                self._by_file.setdefault(file, []).append(config)
-
-    def _add(self, path: Path, resolved: ResolvedConfig, target: str | None, checked: bool) -> None:
-        files = frozenset(real(file) for file in resolved.files)
-        self._configs.setdefault(real(path), ProjectConfig(path, files, target, checked))
-
-    def _candidates(self, inherited: set[Path]) -> Iterator[Path]:
-        seen = set(self._configs)
-        for root in self._roots:
-            for path in _walk(root):
-                key = real(path)
-                if key in seen:
-                    continue
-                seen.add(key)
-                if key in inherited or _may_inherit(path):
-                    yield path
+    def _root_of(self, path: Path) -> Path | None:
+        """The outermost project holding the (real) path: the most configs that may read it."""
+        holding = [root for root in self.roots if path.is_relative_to(root)]
+        return min(holding, key=lambda root: len(root.parts)) if holding else None
 
     def inheritors(self, file: Path) -> list[ProjectConfig]:
-        """Every config of the project whose resolution reads ``file`` (itself included)."""
-        self._build()
-        return self._by_file.get(real(file), [])
+        """Every config of the project whose resolution reads ``file``: the checked ones (the
+        file itself among them when it was checked), then the others, each with the target it
+        declares."""
+        key = real(file)
+        if key not in self._answers:
+            checked = self._checked
+            found = list(self._checked_by_file.get(key, ()))
+            root = self._root_of(key)
+            if root is not None:
+                for candidate in self.indexes.for_root(root).candidates(
+                    key, checkable_only=False
+                ):
+                    if real(candidate) in checked:
+                        continue
+                    loaded = self.load(candidate)
+                    if not isinstance(loaded, ResolvedConfig) or is_fragment(loaded):
+                        continue
+                    files = frozenset(real(path) for path in loaded.files)
+                    if key in files:
+                        target = declared_target(candidate)
+                        found.append(ProjectConfig(candidate, files, target, checked=False))
+            self._answers[key] = found
+        return self._answers[key]
+
+    def unchecked_reading(self, files: Iterable[Path]) -> list[ProjectConfig]:
+        """The configs that were not checked and read any of ``files``, once each."""
+        found: dict[Path, ProjectConfig] = {}
+        for file in files:
+            for config in self.inheritors(file):
+                if not config.checked:
+                    found.setdefault(real(config.path), config)
+        return list(found.values())
 
     def not_editable(self, file: Path) -> str | None:
         """Why a fix must not edit ``file`` in place (None: it may), for files other than the
         checked config a fix is for."""
         path = real(file)
-        root = next((root for root in self.roots if path.is_relative_to(root)), None)
+        root = self._root_of(path)
         if root is None:
             return "it is outside the project"
         folders = path.relative_to(root).parts[:-1]
-        if any(part in _INSTALLED or part in DEFAULT_EXCLUDE for part in folders):
+        if any(part in _INSTALLED for part in folders) or default_excluded(folders):
             return "it is installed code or in an excluded folder"
         if path not in self._checked and settings_for(file).is_excluded(file):
             return "the settings exclude it"
         return unwritable_reason(file)
-
-    def reload(self, files: set[Path]) -> dict[Path, ResolvedConfig | None]:
-        """Unchecked configs reading any of ``files`` resolved again (None: no longer resolves),
-        by real path. The index keeps the new trees."""
-        loader = Loader()
-        now: dict[Path, ResolvedConfig | None] = {}
-        for key, before in list(self.trees.items()):
-            if not files & self._configs[key].files:
-                continue
-            loaded = loader.load(before.path)
-            now[key] = loaded if isinstance(loaded, ResolvedConfig) else None
-            if isinstance(loaded, ResolvedConfig):
-                self._trees[key] = loaded
-        return now
-
-
-def _roots(result: CheckResult, paths: Sequence[Path]) -> tuple[Path, ...]:
-    roots: dict[Path, None] = {}
-    for given in paths:
-        settings = settings_for(given)
-        roots[real(settings.root if settings.source is not None else given)] = None
-    for config in result.resolved:
-        settings = settings_for(config)
-        if settings.source is not None:
-            roots[real(settings.root)] = None
-    return tuple(roots)
-
-
-def _walk(root: Path) -> Iterator[Path]:
-    """Every config-like file under ``root``, `exclude` ignored: an excluded config that
-    inherits a base still runs, and must not break."""
-    if root.is_file():
-        yield root
-        return
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(name for name in subdirs if name not in DEFAULT_EXCLUDE)
-        here = Path(directory)
-        for name in sorted(files):
-            path = here / name
-            if path.suffix.lower() in CONFIG_SUFFIXES and not is_base_file(path):
-                yield path
-
-
-def _may_inherit(path: Path) -> bool:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as stream:
-            return _INHERITS.search(stream.read()) is not None
-    except OSError:
-        return False
-
-
-def _own_target(path: Path) -> str | None:
-    """The target its settings or its own comment give a config that was not checked."""
-    try:
-        return target_name_for(path, None)
-    except UserError:
-        return None

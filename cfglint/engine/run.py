@@ -9,13 +9,13 @@ from pathlib import Path
 from cfglint.discover import Discovered, discover
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate
-from cfglint.engine.inheritors import Inheritors
+from cfglint.engine.inheritors import InheritanceIndexes, Inheritors
 from cfglint.engine.selection import NoqaIndex, Selection
 from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.cl9xx_loader import WARNING_CODES
-from cfglint.settings import Settings, TargetChoice, settings_for, target_choice
+from cfglint.settings import Settings, declared_choice, settings_for, target_choice
 from cfglint.targets import Target, TargetRegistry
 from cfglint.types import LoadFailure, LoadResult, ResolvedConfig, Violation
 
@@ -55,12 +55,30 @@ class CheckResult:
         return any(violation.severity == "error" for violation in self.violations)
 
 
-class _Targets:
-    """One registry per settings file, so each project's `extra-targets` are honoured."""
+class Registries:
+    """One target registry per settings file, so each project's `extra-targets` are honoured."""
 
     def __init__(self) -> None:
         # A broken extra-target file is read once: its error stands in for the registry.
         self._registries: dict[Path | None, TargetRegistry | str] = {}
+
+    def registry_for(self, settings: Settings) -> TargetRegistry:
+        """The registry of the project these settings govern (a UserError: a target file is
+        broken)."""
+        if settings.source not in self._registries:
+            try:
+                self._registries[settings.source] = TargetRegistry(settings.extra_targets)
+            except UserError as error:
+                self._registries[settings.source] = str(error)
+        registry = self._registries[settings.source]
+        if isinstance(registry, str):
+            raise UserError(registry)
+        return registry
+
+
+class _Targets:
+    def __init__(self) -> None:
+        self._registries = Registries()
 
     def for_config(
         self, leaf: Path, cli_target: str | None, settings: Settings, *, named: bool = True
@@ -73,27 +91,13 @@ class _Targets:
         brought in because it inherits a named file keeps the target it declares (its comment,
         the settings), and takes `--target` only when it declares none.
         """
-        choice = _own_choice(leaf) if not named and cli_target is not None else None
+        choice = declared_choice(leaf) if not named and cli_target is not None else None
         choice = choice or target_choice(leaf, cli_target)
-        if settings.source not in self._registries:
-            try:
-                self._registries[settings.source] = TargetRegistry(settings.extra_targets)
-            except UserError as error:
-                self._registries[settings.source] = str(error)
-        registry = self._registries[settings.source]
-        if isinstance(registry, str):
-            raise UserError(registry)
+        registry = self._registries.registry_for(settings)
         if choice.name not in registry.names():
             known = ", ".join(registry.names())
             raise UserError(f"{choice.source}: unknown target {choice.name!r} (known: {known})")
         return registry.get(choice.name)
-
-
-def _own_choice(leaf: Path) -> TargetChoice | None:
-    try:
-        return target_choice(leaf, None)
-    except UserError:
-        return None
 
 
 def _selection(settings: Settings, request: CheckRequest) -> Selection:
@@ -110,7 +114,11 @@ def is_fragment(config: ResolvedConfig) -> bool:
 
 
 def _load_configs(
-    discovered: Discovered, loader: Loader, aggregator: Aggregator, progress: Progress | None
+    discovered: Discovered,
+    loader: Loader,
+    aggregator: Aggregator,
+    progress: Progress | None,
+    indexes: InheritanceIndexes,
 ) -> dict[Path, ResolvedConfig]:
     """Load the leaves found, then every config inheriting a file named one by one."""
     resolved: dict[Path, ResolvedConfig] = {}
@@ -129,7 +137,7 @@ def _load_configs(
         take(leaf, loader.load(leaf))
     # Every config inheriting a named file, failures included: a commit that breaks a base
     # must fail on the configs it breaks, whatever else the commit touches.
-    inheritors = Inheritors(loader)
+    inheritors = Inheritors(loader, indexes)
     for named in discovered.named:
         found = False
         for leaf, result in inheritors.of(named):
@@ -145,8 +153,14 @@ def _load_configs(
 
 
 def run_check(
-    request: CheckRequest, loader: Loader | None = None, progress: Progress | None = None
+    request: CheckRequest,
+    loader: Loader | None = None,
+    progress: Progress | None = None,
+    *,
+    indexes: InheritanceIndexes | None = None,
 ) -> CheckResult:
+    """`indexes`: who inherits what, shared by the checks of one fix loop (fixes never change
+    `_base_`), and with its fix placement."""
     loader = loader or Loader()
     discovered = discover(request.paths, request.force_exclude)
     aggregator = Aggregator()
@@ -154,7 +168,8 @@ def run_check(
     for problem in discovered.problems:
         aggregator.add_problems(problem.span.path, [problem])
 
-    resolved = _load_configs(discovered, loader, aggregator, progress)
+    indexes = indexes or InheritanceIndexes()
+    resolved = _load_configs(discovered, loader, aggregator, progress, indexes)
     found_leaves = set(discovered.leaves)
     targets = _Targets()
     target_of: dict[Path, str] = {}

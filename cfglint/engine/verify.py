@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from cfglint.fix.values import same_value
+from cfglint.loader.merge import DELETE_KEY
 from cfglint.types import (
     REMOVE,
     ConfigNode,
@@ -31,7 +32,6 @@ from cfglint.types import (
     to_python,
 )
 
-DELETE_KEY = "_delete_"
 Key = tuple[object, ...]
 
 

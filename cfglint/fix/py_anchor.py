@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from cfglint.fix.py_dicts import DictView, Positions, core_offsets, dict_view
+from cfglint.fix.py_dicts import DictView, Positions, dict_view, node_offsets
 from cfglint.fix.py_scan import Scan
 from cfglint.fix.text import TextDoc
 
@@ -21,7 +21,7 @@ class ExpressionIndex:
         self._by_offsets: dict[tuple[int, int], cst.BaseExpression] = {}
         for node in positions:
             if isinstance(node, cst.BaseExpression):
-                self._by_offsets.setdefault(core_offsets(doc, positions, node), node)
+                self._by_offsets.setdefault(node_offsets(doc, positions, node), node)
         self._entries: dict[int, tuple[DictView, int]] = {}
         for container in [*scan.dict_calls, *scan.dict_literals]:
             view = dict_view(doc, positions, container)

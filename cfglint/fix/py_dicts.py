@@ -48,48 +48,45 @@ class DictView:
 Positions = Mapping[cst.CSTNode, CodeRange]
 
 
-def _offsets(doc: TextDoc, positions: Positions, node: cst.CSTNode) -> tuple[int, int]:
+def node_offsets(doc: TextDoc, positions: Positions, node: cst.CSTNode) -> tuple[int, int]:
+    """Start and end offsets of a node in the text. For an expression, without its
+    parentheses (libcst's syntactic position leaves them out): what Python's ``ast``, and so
+    the loader's spans, call the expression."""
     code_range = positions[node]
     start = doc.offset(code_range.start.line, code_range.start.column + 1)
     end = doc.offset(code_range.end.line, code_range.end.column + 1)
     return start, end
 
 
-def core_offsets(doc: TextDoc, positions: Positions, node: cst.CSTNode) -> tuple[int, int]:
-    """Offsets of an expression without its parentheses (libcst's syntactic position leaves
-    them out): what Python's ``ast``, and so the loader's spans, call the expression."""
-    return _offsets(doc, positions, node)
-
-
 def _comma_end(doc: TextDoc, positions: Positions, comma: object) -> int | None:
     if isinstance(comma, cst.Comma):
-        return _offsets(doc, positions, comma)[0] + 1
+        return node_offsets(doc, positions, comma)[0] + 1
     return None
 
 
 def dict_view(doc: TextDoc, positions: Positions, node: cst.BaseExpression) -> DictView | None:
     """The view of a dict call or literal (parenthesised or not), None for any other expression."""
     if isinstance(node, cst.Call) and is_dict_call(node):
-        start, end = core_offsets(doc, positions, node)
-        func_end = _offsets(doc, positions, node.func)[1]
+        start, end = node_offsets(doc, positions, node)
+        func_end = node_offsets(doc, positions, node.func)[1]
         open_end = doc.text.index("(", func_end) + 1
         call_elements = tuple(_arg(doc, positions, arg) for arg in node.args)
         return DictView("call", call_elements, open_end, end - 1)
     if isinstance(node, cst.Dict):
-        start, end = core_offsets(doc, positions, node)
+        start, end = node_offsets(doc, positions, node)
         elements = tuple(_dict_element(doc, positions, element) for element in node.elements)
         return DictView("literal", elements, start + 1, end - 1)
     return None
 
 
 def _arg(doc: TextDoc, positions: Positions, arg: cst.Arg) -> Element:
-    start, end = _offsets(doc, positions, arg)
+    start, end = node_offsets(doc, positions, arg)
     key: object = arg.keyword.value if arg.keyword is not None and not arg.star else UNKNOWN
     return Element(key, arg.value, start, end, _comma_end(doc, positions, arg.comma))
 
 
 def _dict_element(doc: TextDoc, positions: Positions, element: cst.BaseDictElement) -> Element:
-    start, end = _offsets(doc, positions, element)
+    start, end = node_offsets(doc, positions, element)
     comma = _comma_end(doc, positions, element.comma)
     if not isinstance(element, cst.DictElement):
         return Element(UNKNOWN, None, start, end, comma)

@@ -12,7 +12,7 @@ from cfglint.fix.changes import Branch, ChangeNode, Leaf, as_node, build_tree
 from cfglint.fix.errors import FixNotApplicable
 from cfglint.fix.layout import Container, Slot, insert_entries, removal_edits, without
 from cfglint.fix.py_anchor import ExpressionIndex
-from cfglint.fix.py_dicts import DictView, Positions, core_offsets, dict_view
+from cfglint.fix.py_dicts import DictView, Positions, dict_view, node_offsets
 from cfglint.fix.py_literal import UNKNOWN, literal_value
 from cfglint.fix.py_render import (
     PyStyle,
@@ -44,11 +44,7 @@ class _Context:
     style: PyStyle
 
     def offsets(self, node: cst.CSTNode) -> tuple[int, int]:
-        code_range = self.positions[node]
-        return (
-            self.doc.offset(code_range.start.line, code_range.start.column + 1),
-            self.doc.offset(code_range.end.line, code_range.end.column + 1),
-        )
+        return node_offsets(self.doc, self.positions, node)
 
 
 class PyEditor:
@@ -119,12 +115,6 @@ class PyEditor:
         return removal_edits(self.context.doc, _container(view), [index])
 
 
-def python_edits(
-    doc: TextDoc, changes: Sequence[KeyChange], anchored: Sequence[SpanChange] = ()
-) -> list[TextEdit]:
-    return PyEditor(doc).edits(changes, anchored)
-
-
 def _structural_edits(
     context: _Context, module: cst.Module, scan: Scan, changes: Sequence[KeyChange]
 ) -> list[TextEdit]:
@@ -162,7 +152,7 @@ def _replace_literal(
     context: _Context, node: cst.BaseExpression, change: ChangeNode, where: str
 ) -> list[TextEdit]:
     """Replace a literal written in the file by the changed value (nothing when equal)."""
-    start, end = core_offsets(context.doc, context.positions, node)
+    start, end = context.offsets(node)
     current = literal_value(node)
     if current is UNKNOWN:
         code = context.doc.text[start:end]
@@ -201,7 +191,7 @@ def _edit_value(
     context: _Context, value: cst.BaseExpression, node: ChangeNode, path: tuple[str, ...]
 ) -> list[TextEdit]:
     """Edits making ``value`` (an expression in the file) carry the change ``node``."""
-    start, end = core_offsets(context.doc, context.positions, value)
+    start, end = context.offsets(value)
     if isinstance(node, Leaf):
         if same_value(literal_value(value), node.value):
             return []

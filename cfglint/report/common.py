@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cfglint import __version__, paths
@@ -50,14 +50,21 @@ def is_base_finding(violation: Violation, context: ReportContext) -> bool:
     return bool(configs) and configs != [here]
 
 
-def applies_to_note(violation: Violation, context: ReportContext) -> str:
-    """`applies to 3 configs: a.py, b.py, c.py` (long lists shortened)."""
-    names = [display_path(config, context) for config in violation.configs]
-    shown = names[:MAX_CONFIGS_SHOWN]
-    rest = len(names) - len(shown)
-    listing = ", ".join(shown) + (f" and {rest} more" if rest else "")
-    noun = "config" if len(names) == 1 else "configs"
-    return f"applies to {len(names)} {noun}: {listing}"
+def applies_to_note(
+    violation: Violation,
+    context: ReportContext,
+    name: Callable[[int, Path], str] | None = None,
+) -> str:
+    """`applies to 5 configs: a.py, b.py, c.py and 2 more` (long lists shortened). ``name``
+    writes the n-th config (from 1) as the format shows it; default: its display path."""
+    configs = violation.configs
+    names = [
+        name(number, config) if name is not None else display_path(config, context)
+        for number, config in enumerate(configs[:MAX_CONFIGS_SHOWN], start=1)
+    ]
+    rest = len(configs) - len(names)
+    listing = ", ".join(names) + (f" and {rest} more" if rest else "")
+    return f"applies to {plural(len(configs), 'config')}: {listing}"
 
 
 def fix_is_applicable(fix: Fix | None, context: ReportContext) -> bool:

@@ -9,11 +9,11 @@ from urllib.parse import quote
 
 from cfglint import paths
 from cfglint.report.common import (
-    MAX_CONFIGS_SHOWN,
     TOOL_NAME,
     TOOL_URL,
     TOOL_VERSION,
     absolute_path,
+    applies_to_note,
     is_base_finding,
     sorted_violations,
 )
@@ -105,15 +105,12 @@ def _message(violation: Violation, context: ReportContext) -> str:
     if not is_base_finding(violation, context):
         return text
     root = _source_root(context)
-    names = [paths.display_path(absolute_path(c, context), root) for c in violation.configs]
-    links = [
-        f"[{_escape(name)}]({number})"
-        for number, name in enumerate(names[:MAX_CONFIGS_SHOWN], start=1)
-    ]
-    rest = len(names) - len(links)
-    listing = ", ".join(links) + (f" and {rest} more" if rest else "")
-    noun = "config" if len(names) == 1 else "configs"
-    return f"{text} (applies to {len(names)} {noun}: {listing})"
+
+    def link(number: int, config: Path) -> str:
+        # `number` is the config's relatedLocations id.
+        return f"[{_escape(paths.display_path(absolute_path(config, context), root))}]({number})"
+
+    return f"{text} ({applies_to_note(violation, context, link)})"
 
 
 def _region(span: Span) -> JsonObject:

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from cfglint.targets import Target
-from cfglint.targets.catalogue import RULE_KEYS
 from cfglint.targets.model import KeyPolicy
 from cfglint.types import (
     REMOVE,
@@ -78,11 +77,6 @@ class Rule:
     @property
     def url(self) -> str:
         return DOCS_URL.format(code=self.code)
-
-    @property
-    def key(self) -> str | None:
-        """The config key the rule reads (None for the loader's CL9xx codes)."""
-        return RULE_KEYS.get(self.code)
 
 
 def policy_applicability(ctx: RuleContext) -> Applicability:

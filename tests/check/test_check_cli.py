@@ -102,6 +102,11 @@ def test_unknown_rule_selector_is_a_usage_error(examples: Path, option: str) -> 
         f"cfglint check: error: argument {option}: unknown rule selector `CL999` "
         "(`cfglint rule --all` lists the rules)\n"
     )
+    # Anything that is not a code reads the same.
+    assert run_cli("check", option, "XX1", cwd=examples).stderr == (
+        f"cfglint check: error: argument {option}: unknown rule selector `XX1` "
+        "(`cfglint rule --all` lists the rules)\n"
+    )
     # Prefixes of real codes stay valid.
     for selector in ("CL2", "CL", "ALL", "cl20"):
         assert run_cli("check", option, selector, cwd=examples).exit_code in (0, 1)

@@ -140,6 +140,12 @@ def test_launcher_pytorch_reports_init_dist_failure_mapped_to_cl102() -> None:
         assert [hit["code"] for hit in rank["rules"]] == ["CL102"]
 
 
+def test_a_runner_named_with_its_registry_scope_is_mmengines_runner() -> None:
+    result = dryrun(CONFIGS / "scoped_runner.py", "--target", "cpu", "--world-size", "1")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "rank 0 (LOCAL_RANK 0): wrapped" in result.stdout
+
+
 def test_launcher_none_places_the_model_without_a_wrapper() -> None:
     result = dryrun(FIXED, "--target", "cpu", "--launcher", "none", "--world-size", "1")
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -175,6 +181,11 @@ def test_launcher_none_places_the_model_without_a_wrapper() -> None:
             "flexible_runner.py",
             "dryrun cannot run this config: runner_type='FlexibleRunner': FlexibleRunner "
             "configs are not supported by dryrun yet",
+        ),
+        (
+            "scoped_flexible_runner.py",
+            "dryrun cannot run this config: runner_type='mmengine.FlexibleRunner': "
+            "FlexibleRunner configs are not supported by dryrun yet",
         ),
     ],
 )

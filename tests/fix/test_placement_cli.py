@@ -7,6 +7,7 @@ configs being fixed is never changed; neither is anything outside the project.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -385,3 +386,35 @@ def test_a_fix_in_a_leaf_that_another_config_inherits(
         assert result.exit_code == 1, result.stdout + result.stderr
         assert changed_files(before, after) == []
         assert "would also change `model_wrapper_cfg" in result.stderr
+
+
+@pytest.mark.parametrize("placement", ["auto", "origin"])
+def test_a_named_base_without_settings_is_not_its_own_inheritor(
+    tmp_path: Path, placement: str
+) -> None:
+    """A git work tree without settings, the base named alone: the two configs inheriting it
+    have the one target, so the value is fixed in the base, and nothing else inherits it."""
+    if shutil.which("git") is None:
+        pytest.skip("needs git")
+    write_tree(
+        tmp_path,
+        {"configs/_base_/rt.py": RUNTIME, "configs/gcu/g1.py": LEAF, "configs/gcu/g2.py": LEAF},
+    )
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    before = snapshot(tmp_path)
+    result = run_cli(
+        "fix",
+        "--target",
+        "t20-gcu",
+        "--fix-placement",
+        placement,
+        "configs/_base_/rt.py",
+        cwd=tmp_path,
+    )
+    assert (result.exit_code, result.stdout) == (0, "Fixed 1 error.\nAll checks passed!\n")
+    assert result.stderr == ""
+    after = snapshot(tmp_path)
+    assert [name for name in changed_files(before, after) if not name.startswith(".git/")] == [
+        "configs/_base_/rt.py"
+    ]
+    assert after["configs/_base_/rt.py"] == RUNTIME.replace("nccl", "gloo").encode()

@@ -221,3 +221,24 @@ def test_a_config_brought_in_keeps_the_target_it_declares(tmp_path: Path) -> Non
     [record] = [record for record in records if record["code"] == "CL201"]
     assert record["target"] == "t20-gcu"
     assert _relative(root, record["configs"]) == ["configs/leaf.py", "configs/plain_child.py"]
+
+
+def test_a_config_reaching_the_base_through_a_symlinked_folder_is_brought_in(
+    tmp_path: Path,
+) -> None:
+    """`configs/gcu/_base_` links to `configs/_base_`: `./_base_/rt.py` there is the same file."""
+    root = write_tree(
+        tmp_path / "project",
+        {
+            "pyproject.toml": "[tool.cfglint]\ndefault-target = 't20-gcu'\n",
+            "configs/_base_/rt.py": WRAPPER,
+            "configs/a/a.py": "_base_ = '../_base_/rt.py'\nmodel = dict(type='A')\n",
+            "configs/gcu/g.py": "_base_ = './_base_/rt.py'\nmodel = dict(type='G')\n",
+        },
+    )
+    (root / "configs/gcu/_base_").symlink_to("../_base_")
+    exit_code, records = _records(root, "configs/_base_/rt.py")
+    assert exit_code == 1
+    # One diagnostic for the one file, whichever name each config reached it by.
+    assert _relative(root, _configs(records, "CL201")) == ["configs/a/a.py", "configs/gcu/g.py"]
+    assert run_cli("check", "configs", cwd=root).stdout.count("rt.py:1:") == 1

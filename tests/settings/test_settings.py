@@ -58,6 +58,21 @@ def test_cfglint_toml_beats_pyproject_in_the_same_folder(tmp_path: Path) -> None
     assert settings_for(tmp_path).table.default_target == "cpu"
 
 
+def test_default_exclusions_hold_outside_the_settings_root(tmp_path: Path) -> None:
+    (tmp_path / "project").mkdir()
+    settings = settings_for(_project(tmp_path / "project", 'exclude = ["configs/t20"]\n'))
+    inside = tmp_path / "project" / "configs"
+    outside = tmp_path / "elsewhere"
+    assert settings.is_excluded(inside / "t20" / "a.py")  # the settings' own exclusion
+    assert settings.is_excluded(inside / "build" / "a.py")
+    assert not settings.is_excluded(inside / "a.py")
+    # Outside the root only the default exclusions hold, on the path's folder names.
+    assert settings.is_excluded(outside / ".git" / "a.py")
+    assert settings.is_excluded(outside / "work_dirs" / "run" / "a.py")
+    assert settings.is_excluded(outside / "build")
+    assert not settings.is_excluded(outside / "configs" / "t20" / "a.py")
+
+
 @pytest.mark.parametrize(
     ("pattern", "path", "expected"),
     [
