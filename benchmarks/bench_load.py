@@ -5,7 +5,8 @@
 (a) resolve every leaf config with a fresh cfglint Loader, (b) a loop of MMEngine's
 ``Config.fromfile(path, import_custom_modules=False)`` over the same leaves (in a subprocess, one
 process, so the numbers compare), (c) ``ast.parse`` of every ``.py`` file of the corpus once.
-Best of ``--repeat`` interleaved runs for (a) and (c). Goals: (a) >= 20x faster than (b), within 3x of (c).
+Best of ``--repeat`` interleaved runs for (a) and (c). Goals: (a) >= 20x faster than (b),
+within 3x of (c).
 """
 
 from __future__ import annotations
