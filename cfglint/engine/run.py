@@ -56,7 +56,8 @@ class CheckResult:
 
 
 class Registries:
-    """One target registry per settings file, so each project's `extra-targets` are honoured."""
+    """One target registry per settings file, so each project's `extra-targets` are honoured;
+    and through them, each config's target."""
 
     def __init__(self) -> None:
         # A broken extra-target file is read once: its error stands in for the registry.
@@ -75,11 +76,6 @@ class Registries:
             raise UserError(registry)
         return registry
 
-
-class _Targets:
-    def __init__(self) -> None:
-        self._registries = Registries()
-
     def for_config(
         self, leaf: Path, cli_target: str | None, settings: Settings, *, named: bool = True
     ) -> Target:
@@ -93,7 +89,7 @@ class _Targets:
         """
         choice = declared_choice(leaf) if not named and cli_target is not None else None
         choice = choice or target_choice(leaf, cli_target)
-        registry = self._registries.registry_for(settings)
+        registry = self.registry_for(settings)
         if choice.name not in registry.names():
             known = ", ".join(registry.names())
             raise UserError(f"{choice.source}: unknown target {choice.name!r} (known: {known})")
@@ -171,7 +167,7 @@ def run_check(
     indexes = indexes or InheritanceIndexes()
     resolved = _load_configs(discovered, loader, aggregator, progress, indexes)
     found_leaves = set(discovered.leaves)
-    targets = _Targets()
+    targets = Registries()
     target_of: dict[Path, str] = {}
     for leaf, config in resolved.items():
         if is_fragment(config):
