@@ -223,6 +223,54 @@ LoadResult: TypeAlias = ResolvedConfig | LoadFailure
 
 
 # ---------------------------------------------------------------------------
+# Launches: how a job is started (docs/launches.md).
+
+LaunchRunner = Literal["torchrun", "torch.distributed.launch", "python", "srun", "mpirun", "loop"]
+
+
+@dataclass(frozen=True, slots=True)
+class Launch:
+    """One way a training job is started: an entry script run with arguments, in N processes.
+
+    Found in a shell launcher (`torchrun --nproc_per_node=8 tools/train.py CONFIG --launcher
+    pytorch`, OpenMMLab's `tools/dist_train.sh CONFIG 8`), given on the command line
+    (`--entry SCRIPT`), or named in the settings (`entry-points`). Nothing is executed to find it.
+    """
+
+    entry: Path  # the entry script, absolute
+    # What the script finds in `sys.argv[1:]`, in order. A word the launcher could not resolve
+    # (a shell variable set outside the file) keeps its shell text, e.g. "$WORK_DIR", and its
+    # index is in `unresolved`.
+    arguments: tuple[str, ...]
+    cwd: Path  # the folder the command runs in: relative paths in the arguments start there
+    runner: LaunchRunner
+    # Processes per host and hosts; None where the launcher leaves it to the environment.
+    nproc_per_node: int | None = 1
+    nnodes: int | None = 1
+    unresolved: frozenset[int] = frozenset()
+    # Variables the launcher sets for the process (`export X=...`, `X=... python ...`), not the
+    # per-rank ones below.
+    environment: Mapping[str, str] = field(default_factory=dict)
+    # Per-rank variables the runner sets (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, ...): each
+    # is set, with a value that differs from rank to rank or is chosen at run time.
+    rank_variables: frozenset[str] = frozenset()
+    # `python -m torch.distributed.launch` without `--use-env` appends `--local-rank=N`.
+    passes_local_rank: bool = False
+    source: Span | None = None  # the launcher's command line; None: the command line, settings
+    # The launchers the command went through, outermost first (`start.sh` calling
+    # `tools/dist_train.sh`): the line in each that led here.
+    via: tuple[Span, ...] = ()
+    # What the launcher left unknown, one line each (`${@:3}`: the caller's arguments).
+    notes: tuple[str, ...] = ()
+
+    @property
+    def world_size(self) -> int | None:
+        if self.nproc_per_node is None or self.nnodes is None:
+            return None
+        return self.nproc_per_node * self.nnodes
+
+
+# ---------------------------------------------------------------------------
 # Violations and fixes.
 
 
