@@ -71,6 +71,9 @@ class SettingsTable(BaseModel):
     ignore: tuple[_Selector, ...] = ()
     extra_targets: tuple[str, ...] = ()
     fix_placement: FixPlacement = "auto"
+    # Entry scripts the configs are launched by, each with its arguments after the config
+    # (`tools/train.py --launcher pytorch`): every config is checked as each one launches it.
+    entry_points: tuple[str, ...] = ()
 
 
 class Settings(BaseModel):

@@ -128,7 +128,7 @@ def format_text(config: ResolvedConfig, keys: Sequence[str], cwd: Path | None = 
             lines.append(f"    unknown: {node.reason}{inside}")
         else:
             lines.append(f"{shown.key} = {short_repr(node)}")
-        lines.extend(_origin_lines(node.origin, cwd))
+        lines.extend(_origin_lines(node.origin, cwd, config.overlay))
         nested = [key for key in env_dependent_inside(node, shown.key) if key != shown.key]
         if nested:
             lines.append(
@@ -138,13 +138,23 @@ def format_text(config: ResolvedConfig, keys: Sequence[str], cwd: Path | None = 
     return "\n".join(lines) + "\n"
 
 
-def _origin_lines(origin: Origin, cwd: Path | None) -> list[str]:
+def _origin_lines(origin: Origin, cwd: Path | None, overlay: tuple[Path, ...] = ()) -> list[str]:
     where = f"{display_path(origin.path, cwd)}:{origin.span.line}"
     env = "  (from a {{$ENV:default}} placeholder: its default)" if origin.env_dependent else ""
+    by = overridden_by(origin, overlay)
+    if by is not None:
+        env = f"  (overridden by the {by})"
     lines = [f"    set at {where}{env}"]
     if len(origin.chain) > 1:
         lines.append("    via    " + " -> ".join(display_path(path, cwd) for path in origin.chain))
     return lines
+
+
+def overridden_by(origin: Origin, overlay: tuple[Path, ...]) -> str | None:
+    """ "entry script" or "launcher" when a launch's file set the value over the config's."""
+    if not overlay or origin.path not in overlay:
+        return None
+    return "entry script" if origin.path == overlay[0] else "launcher"
 
 
 def _json_value(node: ConfigNode) -> object:
@@ -202,6 +212,9 @@ def to_json(
                 item["unknowns"] = inner
         item["origin"] = _json_origin(node.origin, cwd)
         item["chain"] = [display_path(path, cwd) for path in node.origin.chain]
+        by = overridden_by(node.origin, config.overlay)
+        if by is not None:
+            item["overridden_by"] = by
         env_keys = list(env_dependent_inside(node, entry.key))
         if env_keys:
             item["env_dependent"] = True

@@ -205,6 +205,9 @@ class ResolvedConfig:
     root: DictNode
     # Every file that took part (the config itself first, then its bases, depth first).
     files: tuple[Path, ...]
+    # A launch view: the entry script and launchers whose changes are on top of the config.
+    # A value set there cannot be overridden from the config files.
+    overlay: tuple[Path, ...] = ()
 
     def get(self, key: tuple[str, ...] | str) -> ConfigNode | None:
         return lookup(self.root, key)
@@ -270,6 +273,91 @@ class Launch:
         return self.nproc_per_node * self.nnodes
 
 
+@dataclass(frozen=True, slots=True)
+class VendorImport:
+    """The import that makes MMEngine see a vendor's accelerator (target data)."""
+
+    modules: tuple[str, ...]  # importing any of these before mmengine is enough
+    statement: str  # what a fix writes
+    mmengine_device: str  # what mmengine.device.get_device() then returns
+    cuda: bool  # whether torch.cuda calls then work (they go to the accelerator)
+    library: str  # the vendor's package, which must be imported first (`torch_gcu`)
+
+
+@dataclass(frozen=True, slots=True)
+class HostFacts:
+    """What a target's host does with the calls an entry script makes (from the target file)."""
+
+    mmengine_device: str  # mmengine.device.get_device() when the script does nothing special
+    cuda: bool  # torch.cuda calls work (an NVIDIA driver, or a library redirecting them)
+    vendor_import: VendorImport | None = None
+    # Vendor libraries of other targets: not installed on this host (`import torch_npu` fails).
+    absent_libraries: frozenset[str] = frozenset()
+
+
+ScriptEventKind = Literal[
+    "import", "init_dist", "process_group", "cuda_call", "module_setting", "ddp_wrap", "runner"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptEvent:
+    """Something the entry script does that decides how the job runs, in the order it runs.
+
+    `name` is what was called or set, by its qualified name (`mmengine.dist.init_dist`,
+    `torch_gcu.transfer_to_gcu`, `torch.backends.cudnn.benchmark`, `.cuda()`); `values` the
+    arguments that matter (`launcher`, `backend`, `device_ids`, `output_device`, `value`).
+    """
+
+    kind: ScriptEventKind
+    name: str
+    span: Span
+    values: Mapping[str, ConfigNode] = field(default_factory=dict)
+    after_runner: bool = False  # the Runner (and its model wrap) exists already
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A branch of the entry script whose test cfglint cannot decide, and the side taken."""
+
+    text: str  # the test's source
+    holds: bool
+    span: Span
+
+    def describe(self) -> str:
+        return f"`{self.text}`" if self.holds else f"not `{self.text}`"
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchWorld:
+    """One path through the entry script, from its first line to the Runner (or its end)."""
+
+    conditions: tuple[Condition, ...]
+    events: tuple[ScriptEvent, ...]
+    # The config as the script hands it to the Runner: the resolved config with what the
+    # script (and the launcher's arguments) changed on top, each value with its own origin.
+    config: ResolvedConfig | None
+    # Why the path ends without a Runner: the script exits, raises, or argparse rejects the
+    # launch's words; None when it reaches one (or simply ends).
+    ending: str | None = None
+    ending_span: Span | None = None
+    # The target's vendor import (`torch_gcu.transfer_to_gcu`) ran before mmengine was first
+    # imported: MMEngine sees the accelerator on this path.
+    vendor_imported: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchView:
+    """A launch resolved statically: every path through its entry script."""
+
+    launch: Launch
+    config: Path | None  # the config the script loads (None: cfglint cannot tell)
+    worlds: tuple[LaunchWorld, ...]
+    problems: tuple[LoadProblem, ...] = ()  # the config or the script could not be read
+    notes: tuple[str, ...] = ()  # what cfglint assumed or could not follow
+    complete: bool = True  # every path was explored
+
+
 # ---------------------------------------------------------------------------
 # Violations and fixes.
 
@@ -320,11 +408,26 @@ class SpanChange:
 
 @dataclass(frozen=True, slots=True)
 class FixIntent:
-    """What a fix means, independent of which file it lands in."""
+    """What a fix means, independent of which file it lands in.
+
+    A fix of code (an entry script's line) is already placed: `anchored` changes values written
+    at spans of that file, `edits` insert text there. Placement leaves both as they are.
+    """
 
     message: str
     changes: tuple[KeyChange, ...]
     applicability: Applicability
+    anchored: tuple[SpanChange, ...] = ()
+    edits: tuple[TextEdit, ...] = ()
+
+    @property
+    def placed_in(self) -> Path | None:
+        """The file a code fix edits (None: a config fix, placed by the fix engine)."""
+        for change in self.anchored:
+            return change.span.path
+        for edit in self.edits:
+            return edit.span.path
+        return None
 
 
 @dataclass(frozen=True, slots=True)

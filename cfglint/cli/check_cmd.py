@@ -12,7 +12,9 @@ from cfglint.cli import progress
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_argument
 from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes, wants_fix
 from cfglint.engine.inheritors import InheritanceIndexes
+from cfglint.engine.launches import EntrySpec, entry_spec
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
+from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.paths import git_work_tree
 from cfglint.report import (
@@ -39,6 +41,19 @@ def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
         help="config files or folders (default: the current folder)",
     )
     parser.add_argument("--target", help="check every config for this target (beats settings)")
+    parser.add_argument(
+        "--entry",
+        type=Path,
+        metavar="SCRIPT",
+        help="check each config as this entry script launches it (`python SCRIPT CONFIG ...`)",
+    )
+    parser.add_argument(
+        "--entry-args",
+        default="",
+        metavar="ARGS",
+        help='the entry script\'s arguments after the config, e.g. "--launcher pytorch" '
+        "(`{config}` places the config elsewhere)",
+    )
     parser.add_argument(
         "--select",
         type=codes_argument,
@@ -99,7 +114,14 @@ def _color_wanted(output_format: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     paths = tuple(args.paths) or (Path("."),)
-    request = CheckRequest(paths, args.target, args.select, tuple(args.ignore), args.force_exclude)
+    request = CheckRequest(
+        paths,
+        args.target,
+        args.select,
+        tuple(args.ignore),
+        args.force_exclude,
+        _entries(args),
+    )
     want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
     show_progress = args.output_format == "text" and not args.diff
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
@@ -157,6 +179,16 @@ def run(args: argparse.Namespace) -> int:
     return _exit_code(args, result, fixed_count)
 
 
+def _entries(args: argparse.Namespace) -> tuple[EntrySpec, ...]:
+    if args.entry is None:
+        if args.entry_args:
+            raise UserError("--entry-args needs --entry SCRIPT")
+        return ()
+    if not args.entry.is_file():
+        raise UserError(f"{args.entry}: no such entry script")
+    return (entry_spec(args.entry, args.entry_args, Path.cwd()),)
+
+
 def _with_fixes(
     result: CheckResult,
     fix_request: FixRequest,
@@ -192,9 +224,7 @@ def _github_workspace() -> Path | None:
     return Path(workspace) if workspace else None
 
 
-def _check(
-    request: CheckRequest, show_progress: bool, indexes: InheritanceIndexes
-) -> CheckResult:
+def _check(request: CheckRequest, show_progress: bool, indexes: InheritanceIndexes) -> CheckResult:
     with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
         return run_check(request, Loader(), progress=advance, indexes=indexes)
 

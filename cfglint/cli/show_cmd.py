@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
+from cfglint.cli.show_entry import run_entry
+from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.paths import display_path
 from cfglint.show import InvalidKeyError, format_text, parse_key, to_json
@@ -32,6 +34,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(repeatable; default: all top-level keys)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--entry",
+        type=Path,
+        metavar="SCRIPT",
+        help="show each config as this entry script hands it to the Runner, path by path",
+    )
+    parser.add_argument(
+        "--entry-args",
+        default="",
+        metavar="ARGS",
+        help="the entry script's arguments after the config (as for `check --entry`)",
+    )
+    parser.add_argument(
+        "--target", help="the target whose host the entry script runs on (default: settings)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -53,6 +70,10 @@ def _write(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.entry is not None:
+        return run_entry(args)
+    if args.entry_args:
+        raise UserError("--entry-args needs --entry SCRIPT")
     loader = Loader()
     failed = False
     as_json: dict[str, object] = {}

@@ -40,7 +40,9 @@ class Aggregator:
     def add_findings(self, config: Path, target: str, findings: Iterable[Finding]) -> None:
         for finding in findings:
             chain: tuple[Path, ...]
-            if finding.node is None:
+            if finding.at is not None:
+                span, chain = finding.at.span, finding.at.chain
+            elif finding.node is None:
                 span, chain = file_span(config), (config,)
             else:
                 span, chain = finding.node.origin.span, finding.node.origin.chain

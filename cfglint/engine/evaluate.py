@@ -1,15 +1,21 @@
-"""Run the rules a target asks for on one resolved config."""
+"""Run the rules a target asks for on one resolved config, or on every path of a launch."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 
-from cfglint.rules.base import Finding, Rule, RuleContext
+from cfglint.rules.base import Finding, LaunchContext, Rule, RuleContext
 from cfglint.targets import Target
-from cfglint.types import ResolvedConfig
+from cfglint.types import Condition, LaunchView, LaunchWorld, ResolvedConfig, Span
 
 
-def evaluate(config: ResolvedConfig, target: Target, rules: Sequence[Rule]) -> Iterator[Finding]:
+def evaluate(
+    config: ResolvedConfig,
+    target: Target,
+    rules: Sequence[Rule],
+    launch: LaunchWorld | None = None,
+) -> Iterator[Finding]:
     for rule in rules:
         if rule.check is None:
             continue
@@ -17,4 +23,66 @@ def evaluate(config: ResolvedConfig, target: Target, rules: Sequence[Rule]) -> I
         if found is None:  # the target does not check this rule: it cannot fail there
             continue
         key, policy = found
-        yield from rule.check(RuleContext(config, target, key, policy))
+        yield from rule.check(RuleContext(config, target, key, policy, launch))
+
+
+def seen_on_path(world: LaunchWorld, target: Target) -> Target:
+    """The target as MMEngine sees the host on this path: with the vendor import in place,
+    the variant the target file describes for it."""
+    if world.vendor_imported and target.with_vendor_import is not None:
+        return target.with_vendor_import
+    return target
+
+
+def evaluate_world(world: LaunchWorld, target: Target, rules: Sequence[Rule]) -> list[Finding]:
+    seen = seen_on_path(world, target)
+    findings: list[Finding] = []
+    if world.config is not None:
+        findings.extend(evaluate(world.config, seen, rules, world))
+    for rule in rules:
+        if rule.launch_check is None:
+            continue
+        found = seen.policy_for(rule.code)
+        key, policy = found if found is not None else (None, None)
+        findings.extend(rule.launch_check(LaunchContext(world, seen, target, policy, key)))
+    return findings
+
+
+def evaluate_view(view: LaunchView, target: Target, rules: Sequence[Rule]) -> list[Finding]:
+    """Each finding once, with the branches that lead to it when not every path has it."""
+    found: dict[tuple[object, ...], tuple[Finding, list[LaunchWorld]]] = {}
+    for world in view.worlds:
+        for finding in evaluate_world(world, target, rules):
+            identity = (finding.code, _span(finding), finding.key, finding.needed_by)
+            if identity not in found:
+                found[identity] = (finding, [])
+            if world not in found[identity][1]:
+                found[identity][1].append(world)
+    every = len(view.worlds)
+    result = []
+    for finding, worlds in found.values():
+        if len(worlds) < every:
+            finding = replace(finding, message=f"{finding.message} ({when(worlds)})")
+        result.append(finding)
+    return result
+
+
+def when(worlds: Iterable[LaunchWorld]) -> str:
+    """The branches every one of these paths takes, as a reader would say them."""
+    paths = list(worlds)
+    shared: list[Condition] = [
+        condition
+        for condition in paths[0].conditions
+        if all(condition in w.conditions for w in paths)
+    ]
+    if not shared:
+        return "on some paths through the entry script"
+    return "when " + " and ".join(condition.describe() for condition in shared)
+
+
+def _span(finding: Finding) -> Span | None:
+    if finding.at is not None:
+        return finding.at.span
+    if finding.node is not None:
+        return finding.node.origin.span
+    return None

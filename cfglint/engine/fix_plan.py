@@ -89,7 +89,8 @@ class Editors:
         editor = self.get(entries[0].path)
         changes = [change for entry in entries for change in entry.changes]
         anchored = [change for entry in entries for change in entry.anchored]
-        return tuple(dict.fromkeys(editor.edits(changes, anchored)))
+        placed = [edit for entry in entries for edit in entry.edits]
+        return tuple(dict.fromkeys([*editor.edits(changes, anchored), *placed]))
 
 
 @dataclass

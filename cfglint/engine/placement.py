@@ -26,9 +26,11 @@ from cfglint.types import (
     REMOVE,
     ConfigNode,
     DictNode,
+    FixIntent,
     KeyChange,
     ResolvedConfig,
     SpanChange,
+    TextEdit,
     UnknownNode,
     UnknownValueError,
     Violation,
@@ -40,11 +42,13 @@ PlacementKind = Literal["origin", "leaf"]
 
 @dataclass(frozen=True, slots=True)
 class FileChanges:
-    """Changes for one file: keys from its top level, and changes at values it writes."""
+    """Changes for one file: keys from its top level, changes at values it writes, and text
+    edits a code fix placed itself (a line inserted in an entry script)."""
 
     path: Path
     changes: tuple[KeyChange, ...] = ()
     anchored: tuple[SpanChange, ...] = ()
+    edits: tuple[TextEdit, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +89,14 @@ class Placer:
 
     def candidates(self, violation: Violation) -> Candidates:
         found = Candidates()
+        intent = violation.fix_intent
+        if intent is not None and intent.placed_in is not None:
+            # A fix of code is placed already, in the file the code is in.
+            try:
+                found.placements.append(self._in_code(intent.placed_in, intent))
+            except _NotPlaceable as error:
+                found.reasons.append(str(error))
+            return found
         at_origin: Placement | None = None
         if self._mode != "leaf":
             try:
@@ -103,7 +115,8 @@ class Placer:
 
     def placeable(self, violation: Violation) -> bool:
         """Whether some placement exists (a leaf override first: it needs no project walk)."""
-        if self._mode == "origin":  # where a conflict means no fix at all
+        intent = violation.fix_intent
+        if self._mode == "origin" or (intent is not None and intent.placed_in is not None):
             candidates = self.candidates(violation)
             return bool(candidates.placements) and candidates.conflict is None
         found = Candidates()
@@ -127,6 +140,12 @@ class Placer:
             for config in self._index.inheritors(file)
             if config.target is None or config.target != target
         ]
+
+    def _in_code(self, path: Path, intent: FixIntent) -> Placement:
+        reason = self._index.not_editable(path)
+        if reason is not None:
+            raise _NotPlaceable(f"{display_path(path)} is not edited: {reason}")
+        return Placement("origin", (FileChanges(path, (), intent.anchored, intent.edits),))
 
     # -- where the value is written --------------------------------------------------------
 
@@ -211,6 +230,7 @@ class Placer:
             config = self._result.resolved.get(leaf)
             if config is None:
                 raise _NotPlaceable(f"{display_path(leaf)} is not resolved")
+            _refuse_overlay(config, intent)
             changes = [
                 adjusted
                 for change in intent.changes
@@ -287,6 +307,24 @@ class Placer:
             if config is not None:
                 return config
         raise _NotPlaceable("the config is not resolved")
+
+
+def _refuse_overlay(config: ResolvedConfig, intent: FixIntent) -> None:
+    """A value the entry script (or the launcher) sets is set after the config is loaded: no
+    override in the config file can change it."""
+    if not config.overlay:
+        return
+    overlay = {real(path) for path in config.overlay}
+    for change in intent.changes:
+        for depth in range(1, len(change.key) + 1):
+            node = config.get(change.key[:depth])
+            if node is None:
+                break
+            if real(node.origin.path) in overlay:
+                raise _NotPlaceable(
+                    f"`{dotted(change.key[:depth])}` is set by "
+                    f"{display_path(node.origin.path)} after the config is loaded"
+                )
 
 
 Located = list[tuple[Path, KeyChange | SpanChange]]

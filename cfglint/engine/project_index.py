@@ -63,6 +63,10 @@ class ProjectIndex:
         # What the checked configs' trees say, taken now (the fix loop lets the trees go) and
         # turned into real paths on the first question (a report may never ask one).
         self._resolved = tuple(result.resolved)
+        # The entry scripts and launchers of the launches checked belong to the project too.
+        self._launch_files = tuple(
+            dict.fromkeys(path for config in result.resolved.values() for path in config.overlay)
+        )
         self._facts = [
             (path, resolved.files, result.targets.get(path))
             for path, resolved in result.resolved.items()
@@ -101,7 +105,7 @@ class ProjectIndex:
         """The projects' folders, by real path."""
         if self._roots is None:
             roots: dict[Path, None] = {}
-            for given in self._paths:
+            for given in (*self._paths, *self._launch_files):
                 roots[real(project_root(given))] = None
             for config in self._resolved:
                 settings = settings_for(config)

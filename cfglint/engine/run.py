@@ -10,14 +10,23 @@ from cfglint.discover import Discovered, discover
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate
 from cfglint.engine.inheritors import InheritanceIndexes, Inheritors
+from cfglint.engine.launches import EntrySpec, LaunchChecker, settings_entries
 from cfglint.engine.selection import NoqaIndex, Selection
 from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.rules import CHECK_RULES
+from cfglint.rules.base import Rule
 from cfglint.rules.cl9xx_loader import WARNING_CODES
 from cfglint.settings import Settings, declared_choice, settings_for, target_choice
 from cfglint.targets import Target, TargetRegistry
-from cfglint.types import LoadFailure, LoadResult, ResolvedConfig, Violation
+from cfglint.types import (
+    HostFacts,
+    LaunchView,
+    LoadFailure,
+    LoadResult,
+    ResolvedConfig,
+    Violation,
+)
 
 Progress = Callable[[Path], None]
 
@@ -30,6 +39,8 @@ class CheckRequest:
     ignore: tuple[str, ...] = ()
     # Apply `exclude` to paths named explicitly too (ruff's --force-exclude).
     force_exclude: bool = False
+    # `--entry SCRIPT`: every config is checked as this script launches it.
+    entries: tuple[EntrySpec, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +52,8 @@ class CheckResult:
     targets: Mapping[Path, str] = field(default_factory=dict)
     # Things to tell the user that are no finding: noqa comments not understood, nothing checked.
     warnings: tuple[str, ...] = ()
+    # The launches checked, with every path through their entry scripts.
+    launches: tuple[LaunchView, ...] = ()
 
     @property
     def unresolved(self) -> bool:
@@ -165,26 +178,53 @@ def run_check(
         aggregator.add_problems(problem.span.path, [problem])
 
     indexes = indexes or InheritanceIndexes()
+    entry_scripts = _entry_scripts(request)
+    if entry_scripts:
+        discovered = replace(
+            discovered, leaves=tuple(p for p in discovered.leaves if p not in entry_scripts)
+        )
     resolved = _load_configs(discovered, loader, aggregator, progress, indexes)
     found_leaves = set(discovered.leaves)
     targets = Registries()
     target_of: dict[Path, str] = {}
-    for leaf, config in resolved.items():
+
+    def rules_for(config: Path) -> list[Rule]:
+        # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
+        selection = _selection(settings_for(config), request)
+        return [rule for rule in CHECK_RULES if selection.wants(rule.code)]
+
+    def target_for(config: Path, named: bool) -> Target:
+        return targets.for_config(config, request.cli_target, settings_for(config), named=named)
+
+    checker = LaunchChecker(loader, aggregator, target_for, rules_for, NEUTRAL_HOST)
+    views: list[LaunchView] = []
+    launched: dict[Path, ResolvedConfig] = {}
+    for leaf, config in list(resolved.items()):
         if is_fragment(config):
             continue
-        settings = settings_for(leaf)
+        specs = request.entries or settings_entries(settings_for(leaf))
+        for spec in specs:
+            outcome = checker.check(spec.launch_of(leaf), leaf, named=leaf in found_leaves)
+            views.append(outcome.view)
+            if outcome.error is not None:
+                errors.append(outcome.error)
+            if outcome.resolved is not None and outcome.target is not None:
+                launched.setdefault(leaf, outcome.resolved)
+                target_of[leaf] = outcome.target.name
+        if specs and leaf not in launched:
+            # No path of any launch reached the Runner: what stopped it is reported.
+            resolved.pop(leaf)
+    resolved.update(launched)
+    for leaf, config in resolved.items():
+        if is_fragment(config) or leaf in target_of or config.overlay:
+            continue
         try:
-            target = targets.for_config(
-                leaf, request.cli_target, settings, named=leaf in found_leaves
-            )
+            target = target_for(leaf, leaf in found_leaves)
         except UserError as error:
             errors.append(str(error))
             continue
         target_of[leaf] = target.name
-        # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
-        selection = _selection(settings, request)
-        rules = [rule for rule in CHECK_RULES if selection.wants(rule.code)]
-        aggregator.add_findings(leaf, target.name, evaluate(config, target, rules))
+        aggregator.add_findings(leaf, target.name, evaluate(config, target, rules_for(leaf)))
 
     noqa = NoqaIndex()
     kept = []
@@ -208,5 +248,24 @@ def run_check(
             "checked through the configs that inherit it)"
         )
     return CheckResult(
-        tuple(kept), tuple(dict.fromkeys(errors)), resolved, target_of, tuple(warnings)
+        tuple(kept),
+        tuple(dict.fromkeys(errors)),
+        resolved,
+        target_of,
+        tuple(warnings),
+        tuple(views),
     )
+
+
+NEUTRAL_HOST = HostFacts(mmengine_device="cpu", cuda=False)
+
+
+def _entry_scripts(request: CheckRequest) -> set[Path]:
+    """Entry scripts the command runs configs with: never checked as configs themselves."""
+    specs = list(request.entries)
+    for path in request.paths:
+        try:
+            specs.extend(settings_entries(settings_for(path)))
+        except UserError:
+            continue  # reported where the settings are used
+    return {spec.script for spec in specs}

@@ -46,7 +46,7 @@ class Arguments:
         return [*self.positional, *self.keywords.values()]
 
 
-def _arguments(evaluator: ExpressionEvaluator, node: ast.Call) -> Arguments:
+def call_arguments(evaluator: ExpressionEvaluator, node: ast.Call) -> Arguments:
     positional = evaluator.sequence_items(node.args)
     keywords: dict[str, Val] = {}
     for keyword in node.keywords:
@@ -82,15 +82,15 @@ def evaluate_call(evaluator: ExpressionEvaluator, node: ast.Call) -> Val:
         if builtin is not None:
             # Most calls in a config are `dict(...)`: dispatch on the name without building
             # the callee's value (an Opaque with its origin) that nothing else would read.
-            arguments = _arguments(evaluator, node)
+            arguments = call_arguments(evaluator, node)
             try:
-                return _builtin(evaluator, node, builtin, arguments)
+                return call_builtin(evaluator, node, builtin, arguments)
             except _BAD_ARGUMENTS as error:
                 raise _bad_arguments(error) from None
         function = evaluator.evaluate(node.func)
-        arguments = _arguments(evaluator, node)
+        arguments = call_arguments(evaluator, node)
         try:
-            return _dispatch(evaluator, node, function, arguments)
+            return dispatch_call(evaluator, node, function, arguments)
         except _BAD_ARGUMENTS as error:
             raise _bad_arguments(error) from None
     except DefiniteError:
@@ -102,13 +102,13 @@ def evaluate_call(evaluator: ExpressionEvaluator, node: ast.Call) -> Val:
         raise
 
 
-def _dispatch(
+def dispatch_call(
     evaluator: ExpressionEvaluator, node: ast.Call, function: Val, arguments: Arguments
 ) -> Val:
     if not isinstance(function, Opaque):
         raise UnknowableError("calling something that is not a function")
     if function.kind == "builtin":
-        return _builtin(evaluator, node, function.name, arguments)
+        return call_builtin(evaluator, node, function.name, arguments)
     if function.kind == "method":
         return _method(evaluator, node, function.bound, function.name, arguments)
     if function.kind in ("module", "import"):
@@ -159,7 +159,7 @@ def _shallow_copy(value: Val) -> Val:
     return value
 
 
-def _builtin(
+def call_builtin(
     evaluator: ExpressionEvaluator, node: ast.Call, name: str, arguments: Arguments
 ) -> Val:
     origin = evaluator.origin(node)

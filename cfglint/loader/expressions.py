@@ -12,7 +12,7 @@ import functools
 import operator
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from cfglint.loader.builtins_table import (
     BUILTIN_NAMES,
@@ -93,12 +93,16 @@ _CONFIG_DICT_ATTRIBUTES = frozenset(
     {"build_lazy", "deepcopy", "freeze", "lazy", "unfreeze", "scope", "_hook", "_to_lazy_dict"}
 )
 _new_tuple = tuple.__new__
-# ast node type -> its `_eval_*` method, filled on first use (cheaper than getattr per node).
-_HANDLERS: dict[type[ast.expr], Callable[..., Val]] = {}
 
 
 class ExpressionEvaluator:
-    """Evaluates expressions of one file. Statements live in :mod:`statements`."""
+    """Evaluates expressions of one file. Statements live in :mod:`statements`.
+
+    A subclass that overrides `_eval_*` methods declares its own `handlers` table.
+    """
+
+    # ast node type -> its `_eval_*` method, filled on first use (cheaper than getattr per node).
+    handlers: ClassVar[dict[type[ast.expr], Callable[..., Val]]] = {}
 
     def __init__(
         self,
@@ -198,12 +202,12 @@ class ExpressionEvaluator:
 
     def evaluate(self, node: ast.expr) -> Val:
         kind = type(node)
-        method = _HANDLERS.get(kind)
+        method = self.handlers.get(kind)
         if method is None:
             method = getattr(type(self), f"_eval_{kind.__name__}", None)
             if method is None:
                 raise UnknowableError(f"`{kind.__name__}` expressions are not evaluated")
-            _HANDLERS[kind] = method
+            self.handlers[kind] = method
         result: Val = method(self, node)
         return result
 

@@ -12,6 +12,8 @@ from cfglint.rules import (
     cl202_output_device,
     cl203_literal_device_ids,
     cl301_cudnn_benchmark,
+    cl401_vendor_import,
+    cl402_cuda_calls,
 )
 from cfglint.rules.base import Rule
 from cfglint.types import Applicability, RuleInfo
@@ -23,6 +25,8 @@ CHECK_RULES: tuple[Rule, ...] = (
     cl202_output_device.RULE,
     cl203_literal_device_ids.RULE,
     cl301_cudnn_benchmark.RULE,
+    cl401_vendor_import.RULE,
+    cl402_cuda_calls.RULE,
 )
 ALL_RULES: tuple[Rule, ...] = (*CHECK_RULES, *cl9xx_loader.RULES)
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}

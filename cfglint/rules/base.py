@@ -14,6 +14,8 @@ from cfglint.types import (
     ConfigNode,
     FixIntent,
     KeyChange,
+    LaunchWorld,
+    Origin,
     ResolvedConfig,
     Severity,
     UnknownNode,
@@ -28,10 +30,13 @@ UNKNOWN_VALUE_CODE = "CL906"
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """A one-file leaf config and the target it is checked for."""
+    """A one-file leaf config and the target it is checked for; with `entry`, launched by that
+    entry script (`python entry.py config.py` plus `arguments`)."""
 
     target: str
     config: str
+    entry: str | None = None
+    arguments: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +45,19 @@ class RuleContext:
     target: Target
     key: str  # the config key the target's policy names for this rule
     policy: KeyPolicy
+    # The path through the entry script that hands this config to the Runner (launch view).
+    launch: LaunchWorld | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchContext:
+    """One path through a launch's entry script, for the rules that read the script's code."""
+
+    world: LaunchWorld
+    target: Target  # as MMEngine sees the host on this path (with the vendor import or not)
+    declared: Target  # the config's target as its file names it
+    policy: KeyPolicy | None  # the target's policy for the rule, when it has a key
+    key: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +69,8 @@ class Finding:
     key: str
     node: ConfigNode | None
     fix: FixIntent | None = None
+    # Where a finding about code (not a config value) is: a line of the entry script.
+    at: Origin | None = None
     # For a CL906: the rule that needed the value (its selection and noqa apply to it too).
     needed_by: str | None = None
     severity: Severity = "error"
@@ -66,13 +86,15 @@ class Rule:
     fix_doc: str  # what the fix writes, and whether it is safe
     valid: tuple[Example, ...]
     invalid: tuple[Example, ...]
-    # None: the loader reports this code (CL9xx), not a check on the resolved config.
+    # None: the loader reports this code (CL9xx), or only the entry script is read.
     check: Callable[[RuleContext], Iterable[Finding]] | None
     # Whether targets can give it a fix (each target file says whether that fix is safe).
     fixable: bool = False
     # The rule as JSON Schema for a target's policy: the configs the schema accepts are those
     # the check passes (where JSON Schema can say it), for `cfglint targets NAME --json-schema`.
     schema: Callable[[KeyPolicy], JsonSchema] | None = None
+    # A check on what a launch's entry script does (its imports, calls, DDP wrappers).
+    launch_check: Callable[[LaunchContext], Iterable[Finding]] | None = None
 
     @property
     def url(self) -> str:

@@ -9,11 +9,13 @@ from cfglint.rules.base import (
     Example,
     Finding,
     JsonSchema,
+    LaunchContext,
     Rule,
     RuleContext,
     policy_applicability,
     unknown_finding,
 )
+from cfglint.rules.launch_facts import events
 from cfglint.rules.schema import EMPTY_LIST, IS_DDP_WRAPPER, accepted_values, unless_flexible_runner
 from cfglint.rules.wrapper import (
     DEFAULT_WRAPPER,
@@ -26,10 +28,12 @@ from cfglint.rules.wrapper import (
 )
 from cfglint.targets.model import KeyPolicy
 from cfglint.types import (
+    Applicability,
     FixIntent,
     KeyChange,
     ScalarNode,
     SequenceNode,
+    SpanChange,
     UnknownNode,
     UnknownValueError,
     to_python,
@@ -162,6 +166,51 @@ def _check_custom(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Findin
     )
 
 
+def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
+    """A DDP wrapper the entry script builds itself (`DistributedDataParallel(model,
+    device_ids=[local_rank])`, or re-wrapping `runner.model`): the model is on the CPU there
+    as well."""
+    if ctx.policy is None:
+        return
+    for event in events(ctx.world, "ddp_wrap"):
+        device_ids = event.values.get("device_ids")
+        if device_ids is None:
+            continue  # DDP's own default is None
+        wrapper = event.name.rsplit(".", 1)[-1]
+        if isinstance(device_ids, UnknownNode):
+            yield Finding(
+                UNKNOWN_VALUE_CODE,
+                f"cannot evaluate `{device_ids.source}` statically, but CL201 needs the "
+                f"device_ids of this {wrapper}; write `device_ids=None` if the model is on the "
+                "CPU",
+                "device_ids",
+                device_ids,
+                needed_by=CODE,
+            )
+            continue
+        if not (isinstance(device_ids, SequenceNode) and device_ids.items):
+            try:
+                value = to_python(device_ids)
+            except UnknownValueError:
+                continue
+            if ctx.policy.value_ok(value) or ddp_ignores(value):
+                continue
+        shown = to_python(device_ids, _Source)
+        yield Finding(
+            CODE,
+            f"`{wrapper}(..., device_ids={shown!r})` in the entry script: DDP rejects device ids "
+            f"for a model whose parameters are on the CPU, as on target {ctx.declared.name}",
+            "device_ids",
+            device_ids,
+            FixIntent(
+                "Set `device_ids=None`",
+                (),
+                Applicability.SAFE,
+                anchored=(SpanChange(device_ids.origin.span, (), None),),
+            ),
+        )
+
+
 def _schema(policy: KeyPolicy) -> JsonSchema:
     # Whether a custom wrapper type subclasses DDP is a run-time question: the schema lets it
     # pass, as the check does (it warns instead).
@@ -182,6 +231,34 @@ def _schema(policy: KeyPolicy) -> JsonSchema:
     )
 
 
+_CONFIG_WITH_WRAPPER = (
+    "model = dict(type='ToyClassifier')\n"
+    "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)\n"
+)
+_SCRIPT_HEAD = (
+    "import argparse\n"
+    "from mmengine.config import Config\n"
+    "from mmengine.runner import Runner\n"
+    "parser = argparse.ArgumentParser()\n"
+    "parser.add_argument('config')\n"
+    "cfg = Config.fromfile(parser.parse_args().config)\n"
+)
+_SCRIPT_OVERRIDE = (
+    f"{_SCRIPT_HEAD}"
+    "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', broadcast_buffers=False)\n"
+    "Runner.from_cfg(cfg).train()\n"
+)
+_SCRIPT_OVERRIDE_THEN_NONE = _SCRIPT_OVERRIDE.replace(
+    "Runner.from_cfg", "cfg.model_wrapper_cfg.device_ids = None\nRunner.from_cfg"
+)
+_SCRIPT_REWRAP = (
+    f"{_SCRIPT_HEAD}"
+    "from mmengine.model import MMDistributedDataParallel\n"
+    "runner = Runner.from_cfg(cfg)\n"
+    "runner.model = MMDistributedDataParallel(runner.model, device_ids=[0])\n"
+    "runner.train()\n"
+)
+
 RULE = Rule(
     code=CODE,
     name="ddp-device-ids",
@@ -201,7 +278,15 @@ RULE = Rule(
         "config says `device_ids=None`.\n\n"
         "Configs with `runner_type='FlexibleRunner'` are not checked: FlexibleRunner never reads "
         "`model_wrapper_cfg` (its `strategy` wraps the model, with the strategy's own "
-        "`model_wrapper`), and FlexibleRunner strategies are not checked yet."
+        "`model_wrapper`), and FlexibleRunner strategies are not checked yet.\n\n"
+        "Through a launch (a launcher script, `--entry`, or `entry-points`), the check runs on "
+        "the config as the entry script hands it to the Runner: a script that overwrites "
+        "`cfg.model_wrapper_cfg` without `device_ids` is reported at the script's line, even "
+        "when the config file is right. A DDP wrapper the script builds itself "
+        "(`MMDistributedDataParallel(runner.model, device_ids=[local_rank])`) is checked too. "
+        "When the entry script imports the target's vendor library first (`torch_gcu."
+        "transfer_to_gcu` on `t20-gcu`), the model lands on the accelerator and "
+        "`device_ids=[LOCAL_RANK]` is right: nothing is reported."
     ),
     why=(
         "`Runner.wrap_model` moves the model to `mmengine.device.get_device()`, which is "
@@ -209,14 +294,15 @@ RULE = Rule(
         "then builds the wrapper with `device_ids=[LOCAL_RANK]` unless the config says "
         "`device_ids=None`: the default is applied with `setdefault`, so leaving the key out "
         "is not enough. "
-        "PyTorch's DDP refuses device ids for a CPU module, on every rank (seeds 000 and 001):"
+        "PyTorch's DDP refuses device ids for a CPU module, on every rank:"
         f"\n\n```\n{SEED_ERROR}\n```"
     ),
     fix_doc=(
         "Adds `device_ids=None` to `model_wrapper_cfg`, or sets it to `None`. When the config has "
         "no `model_wrapper_cfg`, adds `model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
         "broadcast_buffers=False, find_unused_parameters=..., device_ids=None)`, which keeps "
-        "what MMEngine's default wrapper did apart from `device_ids`. Safe."
+        "what MMEngine's default wrapper did apart from `device_ids`. A value the entry script "
+        "sets is fixed in the script, where it is written. Safe."
     ),
     valid=(
         Example(
@@ -230,6 +316,7 @@ RULE = Rule(
             "runner_type = 'FlexibleRunner'\nstrategy = dict(type='FSDPStrategy')\n",
         ),
         Example("cuda", "model = dict(type='ToyClassifier')\n"),
+        Example("t20-gcu", _CONFIG_WITH_WRAPPER, _SCRIPT_OVERRIDE_THEN_NONE),
     ),
     invalid=(
         Example("t20-gcu", "model = dict(type='ToyClassifier')\n"),
@@ -249,8 +336,11 @@ RULE = Rule(
             "t20-gcu",
             "import os\nmodel_wrapper_cfg = dict(device_ids=[int(os.environ['LOCAL_RANK'])])\n",
         ),
+        Example("t20-gcu", _CONFIG_WITH_WRAPPER, _SCRIPT_OVERRIDE),
+        Example("cpu", _CONFIG_WITH_WRAPPER, _SCRIPT_REWRAP),
     ),
     check=_check,
     fixable=True,
     schema=_schema,
+    launch_check=_launch_check,
 )

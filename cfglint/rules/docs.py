@@ -13,7 +13,14 @@ from cfglint.rules.base import Example, Rule
 
 
 def _example_block(example: Example) -> str:
-    return f"Target `{example.target}`:\n\n```python\n{example.config.rstrip()}\n```\n"
+    if example.entry is None:
+        return f"Target `{example.target}`:\n\n```python\n{example.config.rstrip()}\n```\n"
+    command = " ".join(("python entry.py config.py", *example.arguments))
+    return (
+        f"Target `{example.target}`, launched as `{command}`:\n\n"
+        f"```python\n# config.py\n{example.config.rstrip()}\n```\n\n"
+        f"```python\n# entry.py\n{example.entry.rstrip()}\n```\n"
+    )
 
 
 def render_rule(rule: Rule) -> str:

@@ -17,6 +17,7 @@ from ruamel.yaml.error import YAMLError
 from cfglint.errors import UserError
 from cfglint.targets.catalogue import catalogue_problem
 from cfglint.targets.model import KeyPolicy, TargetFile
+from cfglint.types import HostFacts
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,12 @@ class Target:
     mmengine_knows_device: bool
     keys: Mapping[str, KeyPolicy]
     sources: tuple[Path, ...]  # the file itself first, then what it extends
+    host: HostFacts
+    # The target as MMEngine sees it once the entry script imports the vendor library's
+    # switch (`torch_gcu.transfer_to_gcu`) before mmengine; None when there is none.
+    with_vendor_import: Target | None = None
+    # What cfglint takes for granted about the vendor library (from the target file).
+    assumes: str = ""
 
     def policy_for(self, rule_code: str) -> tuple[str, KeyPolicy] | None:
         for key, policy in self.keys.items():
@@ -66,16 +73,24 @@ def merge_extends(child: RawTarget, parent: Mapping[str, Any]) -> dict[str, Any]
     for field, value in child.data.items():
         if field != "keys":
             merged[field] = value
-    keys: dict[str, Any] = {k: dict(v) for k, v in (parent.get("keys") or {}).items()}
-    for key, policy in (child.data.get("keys") or {}).items():
-        if policy is None:  # `key: null` in a derived target drops the parent's check
+    merged["keys"] = merge_keys(parent.get("keys"), child.data.get("keys"))
+    return merged
+
+
+def merge_keys(parent: Any, child: Any) -> dict[str, Any]:
+    """Key policies of a derived target (or of a host with its vendor import): `key: null`
+    drops the parent's check, a mapping is merged field by field."""
+    keys: dict[str, Any] = {
+        k: dict(v) if isinstance(v, Mapping) else v for k, v in (parent or {}).items()
+    }
+    for key, policy in (child or {}).items():
+        if policy is None:
             keys.pop(key, None)
         elif isinstance(policy, Mapping):
             keys[key] = {**keys.get(key, {}), **policy}
         else:
             keys[key] = policy
-    merged["keys"] = keys
-    return merged
+    return keys
 
 
 def validate(data: Mapping[str, Any], chain: list[RawTarget]) -> TargetFile:

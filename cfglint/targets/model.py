@@ -103,6 +103,45 @@ def _same(left: object, right: object) -> bool:
     )
 
 
+class VendorImportPolicy(BaseModel):
+    """The import that makes MMEngine see the accelerator, and the target as MMEngine then sees
+    it (`keys` merged over the target's own, as `extends:` merges)."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    library: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+    modules: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")], ...]
+    statement: str
+    mmengine_device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    cuda: bool
+    # What cfglint takes for granted about the vendor library (shown where it matters).
+    assumes: str = ""
+    # Merged over the target's `keys` field by field (`null` drops a check), then validated as
+    # the target MMEngine sees once the import is in place.
+    keys: dict[str, dict[str, Any] | None] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _statement_imports(self) -> VendorImportPolicy:
+        if not self.modules:
+            raise ValueError("`modules` must name at least one module")
+        return self
+
+
+class HostPolicy(BaseModel):
+    """What the target's host does with the calls an entry script makes."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    # mmengine.device.get_device() on this host when the entry script does nothing special.
+    mmengine_device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    cuda: bool  # torch.cuda calls work
+    vendor_import: VendorImportPolicy | None = None
+
+
 class TargetFile(BaseModel):
     """One target file after `extends:` has been merged in."""
 
@@ -115,6 +154,7 @@ class TargetFile(BaseModel):
     device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
     mmengine_knows_device: bool
     extends: str | None = None
+    host: HostPolicy | None = None
     keys: dict[
         Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")],
         KeyPolicy,

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from cfglint.errors import UserError
-from cfglint.targets.load import RawTarget, Target, merge_extends, read_raw, validate
+from cfglint.targets.load import (
+    RawTarget,
+    Target,
+    merge_extends,
+    merge_keys,
+    read_raw,
+    validate,
+)
+from cfglint.targets.model import TargetFile
+from cfglint.types import HostFacts, VendorImport
 
 
 def shipped_targets_dir() -> Path:
@@ -51,14 +61,74 @@ class TargetRegistry:
         for child in reversed(chain[:-1]):
             data = merge_extends(child, data)
         model = validate(data, chain)
+        sources = tuple(raw.path for raw in chain)
+        vendor = model.host.vendor_import if model.host is not None else None
+        host = self._host(model)
+        variant: Target | None = None
+        if vendor is not None:
+            variant_data = dict(data)
+            variant_data["keys"] = merge_keys(data.get("keys"), vendor.keys)
+            variant_data["mmengine-knows-device"] = True
+            variant_model = validate(variant_data, chain)
+            variant_host = replace(host, mmengine_device=vendor.mmengine_device, cuda=vendor.cuda)
+            variant = Target(
+                name=model.name,
+                description=model.description,
+                device=model.device,
+                mmengine_knows_device=True,
+                keys=variant_model.keys,
+                sources=sources,
+                host=variant_host,
+                assumes=vendor.assumes,
+            )
         return Target(
             name=model.name,
             description=model.description,
             device=model.device,
             mmengine_knows_device=model.mmengine_knows_device,
             keys=model.keys,
-            sources=tuple(raw.path for raw in chain),
+            sources=sources,
+            host=host,
+            with_vendor_import=variant,
+            assumes=vendor.assumes if vendor is not None else "",
         )
+
+    def _host(self, model: TargetFile) -> HostFacts:
+        """The host facts of a target; a target file without `host:` (written before hosts
+        were data) gets what its device says: MMEngine's device or the CPU, CUDA on `cuda`."""
+        absent = frozenset(self.vendor_libraries()) - self._own_library(model)
+        if model.host is None:
+            device = model.device if model.mmengine_knows_device else "cpu"
+            return HostFacts(device, model.device == "cuda", None, absent)
+        vendor = model.host.vendor_import
+        facts = None
+        if vendor is not None:
+            facts = VendorImport(
+                vendor.modules,
+                vendor.statement,
+                vendor.mmengine_device,
+                vendor.cuda,
+                vendor.library,
+            )
+        return HostFacts(model.host.mmengine_device, model.host.cuda, facts, absent)
+
+    @staticmethod
+    def _own_library(model: TargetFile) -> frozenset[str]:
+        if model.host is None or model.host.vendor_import is None:
+            return frozenset()
+        return frozenset({model.host.vendor_import.library})
+
+    def vendor_libraries(self) -> set[str]:
+        """The vendor libraries the targets' hosts have, read from the files (unvalidated: a
+        broken file only loses its own entry here, and fails when it is used)."""
+        found: set[str] = set()
+        for raw in self._raw.values():
+            host = raw.data.get("host")
+            vendor = host.get("vendor-import") if isinstance(host, Mapping) else None
+            library = vendor.get("library") if isinstance(vendor, Mapping) else None
+            if isinstance(library, str):
+                found.add(library)
+        return found
 
     def _chain(self, name: str) -> list[RawTarget]:
         if name not in self._raw:

@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 from helpers import REPO_ROOT
 
-from cfglint.engine.evaluate import evaluate
+from cfglint.engine.evaluate import evaluate, evaluate_view
+from cfglint.launch.explore import explore
 from cfglint.loader import Loader
 from cfglint.rules import ALL_RULES, CHECK_RULES
 from cfglint.rules.base import Example, Rule, examples_in
 from cfglint.rules.docs import pages
 from cfglint.targets import TargetRegistry
-from cfglint.types import LoadFailure, ResolvedConfig
+from cfglint.types import Launch, LoadFailure, ResolvedConfig
 
 CASES = list(examples_in(ALL_RULES))
 
@@ -21,12 +22,27 @@ CASES = list(examples_in(ALL_RULES))
 def _codes(tmp_path: Path, example: Example) -> set[str]:
     config = tmp_path / "leaf_config.py"
     config.write_text(example.config, encoding="utf-8")
+    if example.entry is not None:
+        return _launch_codes(tmp_path, example, config)
     result = Loader(environ={}).load(config)
     if isinstance(result, LoadFailure):
         return {problem.code for problem in result.problems}
     assert isinstance(result, ResolvedConfig)
     target = TargetRegistry().get(example.target)
     return {finding.code for finding in evaluate(result, target, CHECK_RULES)}
+
+
+def _launch_codes(tmp_path: Path, example: Example, config: Path) -> set[str]:
+    """The example launched as `python entry.py leaf_config.py ARGS...`."""
+    assert example.entry is not None
+    entry = tmp_path / "entry.py"
+    entry.write_text(example.entry, encoding="utf-8")
+    launch = Launch(entry, (str(config), *example.arguments), tmp_path, "python")
+    target = TargetRegistry().get(example.target)
+    view = explore(launch, target.host, Loader(environ={}))
+    assert not view.problems, view.problems
+    assert any(world.config is not None for world in view.worlds), view.worlds
+    return {finding.code for finding in evaluate_view(view, target, CHECK_RULES)}
 
 
 @pytest.mark.parametrize(

@@ -155,7 +155,7 @@ def test_settings_that_are_not_a_table_are_an_error(tmp_path: Path) -> None:
     [
         ('select = ["CL2", "CL906", "CL", "ALL"]\n', True),
         ('select = ["CL999"]\n', False),
-        ('ignore = ["CL4"]\n', False),
+        ('ignore = ["CL7"]\n', False),
     ],
 )
 def test_settings_selectors_must_name_rules(tmp_path: Path, table: str, valid: bool) -> None:

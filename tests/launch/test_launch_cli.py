@@ -1,0 +1,295 @@
+"""`cfglint check --entry`: configs checked as the entry script hands them to the Runner.
+
+Run in-process through `cfglint.cli.main`, the code path of the `cfglint` command.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cfglint.cli import main
+
+CLEAN_CONFIG = """\
+model = dict(type='ToyClassifier')
+env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='gloo'))
+model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)
+"""
+
+HEAD = """\
+import argparse
+
+import torch.distributed as dist
+from mmengine.config import Config, DictAction
+from mmengine.runner import Runner
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument('config')
+    parser.add_argument('--launcher', choices=['none', 'pytorch'], default='none')
+    parser.add_argument('--cfg-options', nargs='+', action=DictAction)
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args()
+    cfg = Config.fromfile(args.config)
+    cfg.launcher = args.launcher
+    if args.cfg_options is not None:
+        cfg.merge_from_dict(args.cfg_options)
+"""
+
+TAIL = """\
+    if not dist.is_initialized():
+        dist.init_process_group(backend='gloo')
+    runner = Runner.from_cfg(cfg)
+    runner.train()
+
+
+if __name__ == '__main__':
+    main()
+"""
+
+
+def _project(tmp_path: Path, body: str, config: str = CLEAN_CONFIG) -> Path:
+    (tmp_path / "configs").mkdir(parents=True)
+    (tmp_path / "configs" / "leaf.py").write_text(config, encoding="utf-8")
+    script = HEAD + textwrap.indent(textwrap.dedent(body), "    ") + TAIL
+    (tmp_path / "train.py").write_text(script, encoding="utf-8")
+    return tmp_path
+
+
+def _check(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *extra: str,
+    target: str = "cpu",
+) -> tuple[int, str]:
+    monkeypatch.chdir(project)
+    code = main(["check", "--target", target, "--entry", "train.py", *extra, "configs/leaf.py"])
+    return code, capsys.readouterr().out
+
+
+def _line_of(project: Path, text: str) -> int:
+    lines = (project / "train.py").read_text(encoding="utf-8").splitlines()
+    return next(number for number, line in enumerate(lines, 1) if text in line)
+
+
+def test_script_override_without_device_ids_is_cl201_at_the_script_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(
+        tmp_path,
+        "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', broadcast_buffers=False)\n",
+    )
+    code, out = _check(project, capsys, monkeypatch)
+    line = _line_of(project, "cfg.model_wrapper_cfg =")
+    assert code == 1
+    assert (
+        f"train.py:{line}:29: CL201 [*] `model_wrapper_cfg` (MMDistributedDataParallel) leaves out"
+        in out
+    )
+    assert "configs/leaf.py:" not in out.split("= applies to")[0]
+
+
+def test_the_same_config_checked_alone_is_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n")
+    monkeypatch.chdir(project)
+    assert main(["check", "--target", "cpu", "configs/leaf.py"]) == 0
+    assert "All checks passed!" in capsys.readouterr().out
+
+
+def test_a_later_assignment_on_every_path_makes_it_clean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(
+        tmp_path,
+        """\
+        cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel')
+        if args.launcher == 'pytorch':
+            cfg.model_wrapper_cfg.device_ids = None
+        else:
+            cfg.model_wrapper_cfg['device_ids'] = None
+        """,
+    )
+    code, out = _check(project, capsys, monkeypatch, "--entry-args", "--launcher pytorch")
+    assert code == 0, out
+    assert "All checks passed!" in out
+
+
+def test_an_override_inside_an_undecidable_branch_carries_its_condition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(
+        tmp_path,
+        """\
+        import os
+        if os.environ.get('USE_FAST_DDP') == '1':
+            cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])
+        """,
+    )
+    code, out = _check(project, capsys, monkeypatch)
+    line = _line_of(project, "device_ids=[0]")
+    assert code == 1
+    assert f"train.py:{line}:" in out
+    assert "(when `os.environ.get('USE_FAST_DDP') == '1'`)" in out
+
+
+def test_init_dist_in_the_script_is_cl102_at_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(
+        tmp_path,
+        """\
+        from mmengine.dist import init_dist
+        if cfg.get('launcher', 'none') == 'pytorch':
+            init_dist(launcher='pytorch', backend=cfg.env_cfg.dist_cfg.get('backend', 'eccl'))
+        """,
+    )
+    code, out = _check(project, capsys, monkeypatch, "--entry-args", "--launcher pytorch")
+    line = _line_of(project, "init_dist(launcher=")
+    assert code == 1
+    assert (
+        f"train.py:{line}:9: CL102 `init_dist(launcher='pytorch')` calls torch.cuda.set_device"
+        in out
+    )
+    # With the default launcher 'none' the branch is not taken: nothing to report.
+    code, out = _check(project, capsys, monkeypatch)
+    assert code == 0, out
+
+
+def test_launcher_from_the_arguments_is_cl102_unless_the_group_exists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "pass\n")
+    script = project / "train.py"
+    script.write_text(
+        script.read_text(encoding="utf-8").replace(
+            "    if not dist.is_initialized():\n        dist.init_process_group(backend='gloo')\n",
+            "",
+        ),
+        encoding="utf-8",
+    )
+    code, out = _check(project, capsys, monkeypatch, "--entry-args", "--launcher pytorch")
+    assert code == 1
+    line = _line_of(project, "cfg.launcher = args.launcher")
+    assert f"train.py:{line}:20: CL102 `launcher='pytorch'`" in out
+
+
+def test_cfg_options_from_the_command_line_reach_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "pass\n")
+    code, out = _check(
+        project,
+        capsys,
+        monkeypatch,
+        "--entry-args",
+        "--cfg-options env_cfg.cudnn_benchmark=True model_wrapper_cfg.device_ids=[0]",
+    )
+    assert code == 1
+    assert "CL301" in out and "CL201" in out
+
+
+GCU_SCRIPT_WITH_IMPORT = """\
+try:
+    import torch_gcu  # noqa: F401
+    from torch_gcu import transfer_to_gcu  # noqa: F401
+except ImportError:
+    torch_gcu = None
+"""
+
+
+def test_cpu_training_rule_fires_without_the_vendor_import_and_not_with_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "pass\n")
+    code, out = _check(project, capsys, monkeypatch, target="t20-gcu")
+    line = _line_of(project, "from mmengine.config import")
+    assert code == 1
+    assert (
+        f"train.py:{line}:1: CL401 MMEngine resolves `cpu` on target t20-gcu: no "
+        "`torch_gcu.transfer_to_gcu` import before mmengine, so the job trains on the CPU"
+    ) in out
+    script = project / "train.py"
+    script.write_text(GCU_SCRIPT_WITH_IMPORT + script.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out = _check(project, capsys, monkeypatch, target="t20-gcu")
+    assert code == 0, out
+
+
+def test_with_the_vendor_import_cuda_style_values_are_right(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once MMEngine sees the GCU, device_ids=[LOCAL_RANK] (left to MMEngine) is right."""
+    project = _project(
+        tmp_path,
+        "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n",
+        config=(
+            "model = dict(type='ToyClassifier')\nenv_cfg = dict(dist_cfg=dict(backend='eccl'))\n"
+        ),
+    )
+    script = project / "train.py"
+    script.write_text(GCU_SCRIPT_WITH_IMPORT + script.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out = _check(
+        project, capsys, monkeypatch, "--entry-args", "--launcher pytorch", target="t20-gcu"
+    )
+    assert code == 0, out
+
+
+def test_unsafe_fix_adds_the_vendor_import_where_it_belongs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "pass\n")
+    script = project / "train.py"
+    guarded = "try:\n    import torch_gcu\nexcept ImportError:\n    torch_gcu = None\n"
+    script.write_text(guarded + script.read_text(encoding="utf-8"), encoding="utf-8")
+    before = script.read_text(encoding="utf-8")
+    code, out = _check(project, capsys, monkeypatch, "--fix", target="t20-gcu")
+    assert code == 1 and "CL401" in out  # unsafe: not applied without --unsafe-fixes
+    assert script.read_text(encoding="utf-8") == before
+    code, out = _check(project, capsys, monkeypatch, "--fix", "--unsafe-fixes", target="t20-gcu")
+    assert code == 0, out
+    assert script.read_text(encoding="utf-8") == before.replace(
+        "    import torch_gcu\n",
+        "    import torch_gcu\n    from torch_gcu import transfer_to_gcu  # noqa: F401\n",
+    )
+
+
+def test_fix_edits_the_script_not_the_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n")
+    config_before = (project / "configs" / "leaf.py").read_bytes()
+    code, out = _check(project, capsys, monkeypatch, "--fix")
+    assert code == 0, out
+    assert (project / "configs" / "leaf.py").read_bytes() == config_before
+    assert "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)\n" in (
+        project / "train.py"
+    ).read_text(encoding="utf-8")
+    # Placing it in the config instead cannot work: the script runs after the config.
+    project2 = _project(
+        tmp_path / "other", "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n"
+    )
+    code, out = _check(project2, capsys, monkeypatch, "--fix", "--fix-placement", "leaf")
+    assert code == 1
+    assert "CL201" in out
+
+
+def test_argparse_rejecting_the_launch_is_reported_where_it_parses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "pass\n")
+    code, out = _check(project, capsys, monkeypatch, "--entry-args", "--launcher slurm")
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        "CL905 the launch stops before the Runner: argparse rejects the launch's arguments"
+        in out + err
+    )
+    assert "invalid choice: 'slurm'" in out + err
