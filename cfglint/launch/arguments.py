@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,18 +159,20 @@ def build_parser(model: ParserModel) -> argparse.ArgumentParser:
     return parser
 
 
-def _placeholders(
-    words: Sequence[str], unresolved: frozenset[int]
-) -> tuple[list[str], dict[str, str]]:
+# The shell expansions in a word the launcher left unresolved (`work_dir=$WORK`): only those
+# parts are unknown, the rest of the word is what the script sees.
+_EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?]")
+
+
+def _placeholders(words: Sequence[str], unresolved: frozenset[int]) -> list[str]:
     placed: list[str] = []
-    texts: dict[str, str] = {}
     for index, word in enumerate(words):
         if index in unresolved:
             marker = _PLACEHOLDER.format(index)
-            texts[marker] = word
-            word = marker
+            replaced = _EXPANSION.sub(marker, word)
+            word = replaced if replaced != word else marker
         placed.append(word)
-    return placed, texts
+    return placed
 
 
 def holds_placeholder(value: object) -> bool:
@@ -202,7 +205,7 @@ def parse(
         parser = build_parser(model)
     except (TypeError, ValueError, argparse.ArgumentError) as error:
         raise ParseFailure(f"the script's parser cannot be rebuilt: {error}") from None
-    placed, _texts = _placeholders(words, unresolved)
+    placed = _placeholders(words, unresolved)
     if local_rank:
         placed.append("--local-rank=0")
     try:

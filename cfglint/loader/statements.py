@@ -348,7 +348,8 @@ class StatementRunner(ExpressionEvaluator):
     _stmt_TryStar = _stmt_Try
 
     def _try_body(self, node: ast.Try) -> None:
-        """The body runs until a step that may raise; from there on, nothing is certain."""
+        """The body runs until a step that may raise; from there on, nothing is certain, unless
+        a known exception meets a handler that certainly catches it: that handler runs."""
         reason: str | None = None
         maybe_run: list[ast.stmt] = []
         for index, statement in enumerate(node.body):
@@ -356,6 +357,10 @@ class StatementRunner(ExpressionEvaluator):
             try:
                 self.statement(statement)
             except DefiniteError as error:
+                handler = self._certain_handler(node.handlers, error.exception)
+                if handler is not None:
+                    self._handle(handler, statement)
+                    return
                 if not any(self._may_catch(handler, error.exception) for handler in node.handlers):
                     raise  # MMEngine stops, once `finally` has run
                 reason = f"an exception in the `try` body ({error.reason}) may be caught"
@@ -371,6 +376,32 @@ class StatementRunner(ExpressionEvaluator):
                 maybe_run.extend(handler.body)
             for statement in maybe_run:
                 self.forget(statement, reason)
+
+    def _certain_handler(
+        self, handlers: list[ast.ExceptHandler], raised: type[BaseException] | None
+    ) -> ast.ExceptHandler | None:
+        """The handler that catches `raised` for sure: the first whose kinds cfglint knows
+        and that matches; None when a handler of a kind cfglint does not know comes first."""
+        if raised is None:
+            return None
+        for handler in handlers:
+            if handler.type is None:
+                return handler
+            kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            caught = [self._builtin_exception(kind) for kind in kinds]
+            if any(kind is None for kind in caught):
+                return None
+            if any(kind is not None and issubclass(raised, kind) for kind in caught):
+                return handler
+        return None
+
+    def _handle(self, handler: ast.ExceptHandler, raising: ast.stmt) -> None:
+        """Run a handler; Python unbinds `except ... as name` when the handler ends."""
+        if handler.name is not None:
+            self.assign(ast.Name(handler.name, ast.Store()), self.unknown(raising, "the exception"))
+        self.run(handler.body)
+        if handler.name is not None:
+            self.namespace.pop(handler.name, None)
 
     def _may_catch(self, handler: ast.ExceptHandler, raised: type[BaseException] | None) -> bool:
         if handler.type is None or raised is None:

@@ -209,8 +209,17 @@ CASES: dict[str, Case] = {
     ),
     "a handler that catches a base class": Case(
         "try:\n    x = [][1]\nexcept LookupError:\n    y = 1\nz = 2\n",
+        known=("y", "z"),
+    ),
+    "a handler of a kind cfglint does not follow first: it may catch": Case(
+        "Missing = KeyError\ntry:\n    x = [][1]\nexcept Missing:\n    y = 1\n"
+        "except LookupError:\n    y = 2\nz = 2\n",
         unknown=("y",),
         known=("z",),
+    ),
+    "the exception's name is unbound after the handler": Case(
+        "try:\n    x = {}['k']\nexcept KeyError as error:\n    y = 1\nz = 2\n",
+        known=("y", "z"),
     ),
     "a break in finally drops the exception": Case(
         "for i in range(2):\n    try:\n        raise ValueError('x')\n    finally:\n        break\n"
