@@ -54,7 +54,7 @@ class ToyClassifier(BaseModel):
 
 @MODELS.register_module()
 class ToySplitClassifier(ToyClassifier):
-    """The same model with backbone and head on two devices (model parallel, seed 004).
+    """The same model with backbone and head on two devices (model parallel).
 
     Needs two devices, e.g. `devices=('cuda:0', 'cuda:1')`. The inputs follow the layers.
     """

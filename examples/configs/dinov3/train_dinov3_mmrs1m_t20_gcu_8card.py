@@ -1,4 +1,4 @@
-# DINOv3 fine-tuning on MMRS-1M, 8 x T20 GCU (the seed-001 config).
+# DINOv3 fine-tuning on MMRS-1M, 8 x T20 GCU, as the team wrote it for the T20 port.
 _base_ = [
     '../_base_/default_runtime.py',
     '../_base_/models/toy_backbone.py',

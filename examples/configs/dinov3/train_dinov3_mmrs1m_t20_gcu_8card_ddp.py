@@ -1,4 +1,4 @@
-# The same job with the wrapper copied from a CUDA config (the seed-000 config).
+# The same job with the wrapper copied from a CUDA config (the first attempt).
 _base_ = [
     '../_base_/default_runtime.py',
     '../_base_/models/toy_backbone.py',
