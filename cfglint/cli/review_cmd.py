@@ -15,6 +15,7 @@ from cfglint.review import document, event, scope
 from cfglint.review.collect import Checked, CheckOptions, check_files
 from cfglint.review.comments import place_findings
 from cfglint.review.diff import pull_request_diff
+from cfglint.review.extra import require_http_client
 from cfglint.review.fallback import annotate, write_step_summary
 from cfglint.review.findings import repo_path
 from cfglint.review.gitcmd import git, work_tree_root
@@ -149,6 +150,7 @@ def _post(
 ) -> str:
     if inputs.repo is None or inputs.pull_request is None:
         raise UserError("which pull request? pass --repo OWNER/NAME and --pr N (or --dry-run)")
+    require_http_client()
     from cfglint.review.github_api import PermissionDenied
     from cfglint.review.publish import publish
     from cfglint.review.session import api_session
