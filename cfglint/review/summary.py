@@ -14,7 +14,7 @@ from cfglint.review.markdown import MAX_BODY, code_span, configs_note, fix_comma
 from cfglint.review.markers import SummaryState, summary_marker
 from cfglint.review.model import Finding, Plan
 
-DOCS_URL = "https://cfglint.readthedocs.io/en/latest/integrations/#review-bot"
+DOCS_URL = "https://cfglint.readthedocs.io/en/latest/integrations/#review-bot-cfglint-review"
 _ROOM_FOR_TAIL = 400  # the last lines always fit
 
 
