@@ -464,3 +464,22 @@ def test_the_dry_run_on_the_examples_prints_the_review_it_would_post(
     assert "`configs/_base_/default_runtime.py:13`" in review["body"]
     assert document["repository"] is None and document["pull_request"] is None
     assert REPO not in captured.out and BOT not in captured.out
+
+
+def test_outside_an_event_the_base_comes_from_the_api(
+    tmp_path: Path,
+    fake: FakeGitHub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    base = {"pyproject.toml": SETTINGS, "configs/_base_/runtime.py": RUNTIME}
+    pull = open_pull_request(
+        tmp_path, base, {"configs/a/wrapper.py": WRAPPER}, fake, monkeypatch, capsys
+    )
+    no_event = tmp_path / "empty.json"
+    no_event.write_text("{}")
+    outcome = pull.review("--pr", str(NUMBER), event_name="push", event=no_event)
+    assert outcome.exit_code == 1, outcome.stderr
+    first = fake.seen[0]
+    assert (first.method, first.path) == ("GET", f"/repos/{REPO}/pulls/{NUMBER}")
+    assert len(fake.comments) == 2
