@@ -15,9 +15,9 @@ ISSUES_URL = "https://github.com/cfglint/cfglint/issues"
 
 
 def _subcommand_modules() -> list[ModuleType]:
-    from cfglint.cli import check_cmd, dryrun_cmd, rule_cmd, show_cmd, targets_cmd
+    from cfglint.cli import check_cmd, dryrun_cmd, review_cmd, rule_cmd, show_cmd, targets_cmd
 
-    return [check_cmd, show_cmd, dryrun_cmd, rule_cmd, targets_cmd]
+    return [check_cmd, show_cmd, dryrun_cmd, review_cmd, rule_cmd, targets_cmd]
 
 
 class _Parser(argparse.ArgumentParser):
