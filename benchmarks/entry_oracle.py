@@ -11,17 +11,21 @@ How a case runs (in a worker process, never in the caller):
 
 - ``runpy.run_path(script, run_name="__main__")`` with ``sys.argv``, the working folder, the
   environment and ``sys.path[0]`` (the script's folder) set as ``python tools/train.py ...`` would
-  set them; all four are put back after each case. The script file is not modified.
+  set them (``sys.argv[0]`` is the script's absolute path, as runpy sets it: argparse's
+  messages still say ``train.py``); all four are put back after each case. The script file is
+  not modified.
 - Each way into a Runner is trapped for the length of the case: ``Runner.from_cfg``,
   ``FlexibleRunner.from_cfg``, ``Runner(...)``/``FlexibleRunner(...)`` and ``build`` on any
-  registry whose root is MMEngine's ``RUNNERS`` (mmdet and mmseg have their own child registries).
+  registry whose root is MMEngine's ``RUNNERS`` (mmseg's script uses its own child registry,
+  ``mmseg.registry.RUNNERS``; mmdet's and mmpretrain's use MMEngine's).
   The trap records ``plain(cfg.to_dict())`` and raises a private ``BaseException`` that ends the
   script there, so no Runner is built, nothing is trained and no work_dir is created.
 - Outcome per case: ``("ok", cfg as plain data)``; ``("error", "ExceptionType: first line")``
   when the script fails before a Runner (for ``SystemExit`` with a non-zero code, e.g. argparse's
   exit 2: ``"SystemExit: 2: <last line of stderr>"``); ``("no-runner", how it ended)`` when it
   returns, or exits with code 0/None, without creating one. For ``Runner(...)`` called directly
-  the value is the constructor's arguments by name, as plain data.
+  the value is the constructor's arguments by name, as plain data. A case past its time limit
+  ends as ``("error", "_CaseTimeout: the case ran past N s")``.
 
 What is substituted, and why (nothing else is):
 
@@ -40,13 +44,20 @@ What is substituted, and why (nothing else is):
   that a worker pays for torch and mmdet once); the script's own import statements then find
   the same real modules.
 
-Configs whose ``custom_imports`` cannot be imported here are not selected: in this corpus they
-import ``mmdet.models`` (needs mmcv's compiled ops) or ``mmpretrain.models`` (needs mmpretrain's
-own runtime dependencies); the scripts load configs with ``import_custom_modules=True``.
+Configs with ``custom_imports`` are not selected: the scripts load configs with
+``import_custom_modules=True``, and in this corpus every such module is ``mmdet.models`` (needs
+mmcv's compiled ops) or ``mmpretrain.models`` (needs mmpretrain's own runtime dependencies,
+importlib_metadata, modelindex, ...), which cannot be imported here; the self-check confirms it.
 
 Nothing is written into the corpus or site-packages (bytecode writing is off in the workers; the
 self-check compares the corpus folder's listing before and after).
 
+API: :func:`entry_cases` (the cases), :func:`run_entry_oracle` (``{label: (status, value)}``),
+:func:`run_entry_oracle_outcomes` (the same with the entry point reached and the time),
+:func:`oracle_env` (the workers' environment), :data:`ARG_SETS` (each argument set with what the
+three scripts are expected to make of it).
+
+    python benchmarks/entry_oracle.py                  # list the cases
     python benchmarks/entry_oracle.py --self-check     # every case, counts, checks, wall time
 """
 
@@ -77,7 +88,8 @@ from corpus import PACKAGES, CorpusInfo, ensure_corpus, subprocess_env
 from mmengine_oracle import plain, run_oracle, same
 
 # The newest mmcv that mmdet 3.3.0 and mmseg 1.2.2 accept (both assert mmcv < 2.2.0).
-ENTRY_TOOLS = ("mmcv-lite==2.1.0",)
+MMCV_LITE = "2.1.0"
+ENTRY_TOOLS = (f"mmcv-lite=={MMCV_LITE}",)
 _CONSTRAINTS = Path(__file__).resolve().parents[1] / "constraints.txt"
 _SCRIPT = Path(".mim") / "tools" / "train.py"  # inside each package of the corpus
 _CASE_TIMEOUT_S = 60.0
@@ -111,7 +123,7 @@ class EntryOutcome:
 def ensure_entry_tools(corpus: CorpusInfo) -> Path:
     """``mmcv-lite`` in a cache folder of its own (see the module docstring for why)."""
     tools = corpus.root / "oracle-tools"
-    if not (tools / "mmcv" / "__init__.py").is_file():
+    if not (tools / f"mmcv_lite-{MMCV_LITE}.dist-info").is_dir():
         subprocess.run(
             [
                 sys.executable,
@@ -156,6 +168,7 @@ class ArgSet:
     expect: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     errors: Mapping[str, str] = field(default_factory=dict)
     needs: tuple[str, int] | None = None
+    entry_points: Mapping[str, str] = field(default_factory=dict)  # per package, "*" for all
 
     def expected(self, package: str) -> dict[str, object]:
         return {**self.expect.get("*", {}), **self.expect.get(package, {})}
@@ -302,6 +315,13 @@ COMMON_SETS: tuple[ArgSet, ...] = (
         "opt-no-equals",
         ("--cfg-options", "train_dataloader.batch_size"),
         errors={"*": "ValueError: not enough values to unpack"},
+    ),
+    ArgSet(
+        # runner_type sends every script through a RUNNERS registry: mmseg's own, MMEngine's.
+        "opt-runner-type",
+        ("--cfg-options", "runner_type=Runner"),
+        {"*": {"runner_type": "Runner"}},
+        entry_points={"*": "mmengine::RUNNERS.build", "mmseg": "mmseg::RUNNERS.build"},
     ),
     ArgSet(
         "launcher-vs-options",
@@ -452,7 +472,12 @@ PROBES: tuple[Probe, ...] = (
     # No optim_wrapper (test-time-augmentation configs): `cfg.optim_wrapper.type = ...` fails.
     Probe("mmdet", "_tta.py", _lacks("optim_wrapper"), ("amp",)),
     # A pretrained checkpoint in load_from: --resume replaces it (with None or the path).
-    Probe("mmdet", "load_from = ", _has("load_from"), ("resume", "resume-ckpt", "none")),
+    Probe(
+        "mmdet",
+        "load_from = '",
+        lambda c: isinstance(c.get("load_from"), str),
+        ("resume", "resume-ckpt", "none"),
+    ),
     # Already AmpOptimWrapper: mmseg only warns and leaves it (no loss_scale added).
     Probe(
         "mmseg",
@@ -973,6 +998,9 @@ def _check_case(case: EntryCase, outcome: EntryOutcome) -> str | None:
         return None
     if outcome.status != "ok":
         return None  # a config-dependent failure; counted, and bounded by the self-check
+    entry_point = arg_set.entry_points.get(package, arg_set.entry_points.get("*"))
+    if entry_point is not None and outcome.entry_point != entry_point:
+        return f"expected the Runner through {entry_point}, got {outcome.entry_point}"
     for key, value in arg_set.expected(package).items():
         found = _lookup(outcome.value, key)
         if found is _MISSING or plain(found) != value or type(found) is not type(value):
