@@ -66,6 +66,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import functools
 import importlib
 import inspect
 import io
@@ -691,6 +692,7 @@ class Selection:
     skipped_imports: frozenset[str]  # the custom_imports of the configs left out
 
 
+@functools.lru_cache(maxsize=4)
 def select_cases(corpus: CorpusInfo, minimum: int = 200, per_config: int = 3) -> Selection:
     """:func:`entry_cases`, with the custom imports that kept configs out."""
     extras = len(_NO_CONFIG_CASES) * len(PACKAGES) + sum(p.count * len(p.sets) for p in PROBES)
