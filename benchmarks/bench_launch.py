@@ -66,9 +66,8 @@ def main() -> None:
     options = parser.parse_args()
     corpus = ensure_corpus()
     env = subprocess_env(corpus)
-    print(
-        f"{'config':<58} {'alone':>8} {'launch':>8} {'ratio':>6}   whole process: alone launch ratio"
-    )
+    header = f"{'config':<58} {'alone':>8} {'launch':>8} {'ratio':>6}"
+    print(f"{header}   whole process: alone launch ratio")
     worst = 0.0
     for package, config in CASES:
         root = corpus.site / package / ".mim"
