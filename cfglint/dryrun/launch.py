@@ -261,8 +261,8 @@ def _ended(child: _Child) -> bool:
     reaped and so cannot name another group."""
     if child.process.returncode is not None:
         return True
-    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
     try:
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
         ended = os.waitid(os.P_PID, child.process.pid, flags) is not None
     except (AttributeError, OSError):  # no waitid on this platform: poll alone
         return child.process.poll() is not None
