@@ -339,6 +339,39 @@ def test_a_device_plugin_imported_first_still_comes_before_torch_and_mmengine(
     assert "stopped at Runner.train: no training step ran" in result.stdout
 
 
+def test_each_rank_runs_the_script_as_main_with_its_arguments_exactly_and_torchruns_variables(
+    tmp_path: Path,
+) -> None:
+    arguments = (str(tmp_path), "--", "two words", "--cfg-options", "a=[1, 2]", "")
+    script = SCRIPTS / "argv_echo.py"
+    result = entry(script, *arguments, options=("--target", "t20-gcu"), cwd=tmp_path)
+    # It wraps nothing: there is nothing to show, but it ran as torchrun would have run it.
+    assert result.exit_code == 2, result.stdout + result.stderr
+    seen = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in (0, 1)]
+    ports = {rank_seen["env"]["MASTER_PORT"] for rank_seen in seen}
+    assert len(ports) == 1 and ports != {None}
+    for rank, rank_seen in enumerate(seen):
+        assert rank_seen["argv"] == list(arguments)
+        assert rank_seen["cwd"] == str(tmp_path)
+        assert rank_seen["path0"] == str(SCRIPTS)
+        assert rank_seen["file"] == str(SCRIPTS / "argv_echo.py")
+        # The probe imported neither torch nor mmengine before the script.
+        assert rank_seen["imported"] == []
+        assert rank_seen["env"] == {
+            "RANK": str(rank),
+            "LOCAL_RANK": str(rank),
+            "WORLD_SIZE": "2",
+            "LOCAL_WORLD_SIZE": "2",
+            "GROUP_RANK": "0",
+            "ROLE_RANK": str(rank),
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": rank_seen["env"]["MASTER_PORT"],
+            # t20-gcu hosts resolve 'cpu': so do the ranks, CUDA or not.
+            "CUDA_VISIBLE_DEVICES": "",
+            "TORCHELASTIC_USE_AGENT_STORE": "False",
+        }
+
+
 # --- what cannot be run ------------------------------------------------------------------
 
 
