@@ -103,7 +103,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--launcher",
         choices=("none", "pytorch"),
         default=None,
-        help="pytorch: go through mmengine.dist.init_dist as Runner.setup_env "
+        help="config dry run only. pytorch: go through mmengine.dist.init_dist as "
+        "Runner.setup_env "
         "does; none: not distributed; default: create the gloo process "
         "group first, as the recommended entry point does",
     )

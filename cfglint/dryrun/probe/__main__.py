@@ -27,11 +27,12 @@ def _as_python_would_run(script: str, args: tuple[str, ...]) -> list[str]:
     sys.argv = [script, *args]
     folder = os.path.dirname(os.path.realpath(script))
     # `python -m` put the current folder first; `python SCRIPT` puts the script's folder there
-    # (neither, with PYTHONSAFEPATH).
-    if not sys.flags.safe_path and sys.path:
+    # (neither, with PYTHONSAFEPATH, Python 3.11+).
+    safe_path = bool(getattr(sys.flags, "safe_path", False))
+    if not safe_path and sys.path:
         sys.path[0] = folder
     python_path = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
-    return ([] if sys.flags.safe_path else [folder]) + python_path
+    return ([] if safe_path else [folder]) + python_path
 
 
 def main(argv: list[str]) -> None:
