@@ -38,7 +38,8 @@ def _status(result: RankResult) -> str:
     if result.unsupported is not None:
         return "not run (unsupported config, see below)"
     if not result.ok:
-        return f"FAILED in {result.phase}"
+        # The step the error came from (an entry script's may come from before its furthest).
+        return f"FAILED in {result.error.phase if result.error is not None else result.phase}"
     return "wrapped" if result.wrapper is not None else "placed (not wrapped)"
 
 

@@ -98,10 +98,14 @@ class RankLog:
 
     @staticmethod
     def describe(error: BaseException, phase: Phase) -> dict[str, Any]:
+        try:
+            message = str(error)
+        except Exception:  # an exception whose __str__ fails still ended the rank
+            message = f"<{type(error).__name__}: str() failed>"
         return {
             "phase": phase,
             "type": type(error).__name__,
-            "message": str(error),
+            "message": message,
             "frames": error_frames(error),
         }
 
