@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cfglint.dryrun.assess import DryRunReport, TargetView, assess
-from cfglint.dryrun.launch import Launcher, LaunchPlan, Stopped, run_ranks
+from cfglint.dryrun.launch import Launcher, LaunchPlan, Stopped, run_ranks, worker_command
 from cfglint.dryrun.project import import_paths
 
 __all__ = ["DryRunReport", "Launcher", "Stopped", "TargetView", "dry_run"]
@@ -26,15 +26,16 @@ def dry_run(
     cwd: Path | None = None,
     on_rank_done: Callable[[int], None] | None = None,
 ) -> DryRunReport:
+    sys_path = import_paths(config, cwd if cwd is not None else Path.cwd())
     plan = LaunchPlan(
-        config=config.resolve(),
         world_size=world_size,
-        launcher=launcher,
         timeout_s=timeout_s,
-        sys_path=import_paths(config, cwd if cwd is not None else Path.cwd()),
+        command=worker_command(config.resolve(), launcher, timeout_s, sys_path),
         # The target's host resolves 'cpu': make a host with CUDA resolve it too, through
         # MMEngine's own get_device(), instead of showing a path the target never takes.
         hide_cuda=target.host_resolves == "cpu",
+        # With launcher 'none' the ranks share nothing: each gets the whole timeout.
+        straggler_grace=launcher != "none",
     )
     outcomes = run_ranks(plan, on_rank_done)
     return assess(config, target, world_size, launcher, outcomes)

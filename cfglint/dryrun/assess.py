@@ -74,11 +74,21 @@ class TargetView:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryView:
+    """What an entry-script dry run ran: `SCRIPT ARGS...` in `cwd`."""
+
+    script: Path  # as given on the command line
+    args: tuple[str, ...]
+    cwd: Path
+    config: Path | None = None  # the config among the arguments, if one was found
+
+
+@dataclass(frozen=True, slots=True)
 class DryRunReport:
-    config: Path
+    config: Path | None  # None: an entry script whose arguments name no config
     target: TargetView
     world_size: int
-    launcher: Launcher
+    launcher: Launcher | None  # None: an entry script (the script decides)
     outcomes: tuple[RankOutcome, ...]
     rule_hits: dict[int, tuple[RuleHit, ...]]
     notes: tuple[str, ...]
@@ -86,6 +96,7 @@ class DryRunReport:
     problems: tuple[str, ...]  # exit code 1: a rank failed, or devices do not match
     errors: tuple[str, ...]  # exit code 2: nothing about the wrap can be concluded
     exit_code: int
+    entry: EntryView | None = None
 
 
 PATH_NOTES: dict[Launcher, str] = {
@@ -114,11 +125,11 @@ def host_fit(target: TargetView, resolved: frozenset[str]) -> HostFit:
     return "lacks-device"
 
 
-def _results(outcomes: Sequence[RankOutcome]) -> list[RankResult]:
+def results_of(outcomes: Sequence[RankOutcome]) -> list[RankResult]:
     return [outcome for outcome in outcomes if isinstance(outcome, RankResult)]
 
 
-def _host_note(target: TargetView, fit: HostFit, shown: str, cuda_hidden: bool) -> str:
+def host_note(target: TargetView, fit: HostFit, shown: str, cuda_hidden: bool) -> str:
     hidden = (
         " (the ranks ran with CUDA_VISIBLE_DEVICES='', so that a host with CUDA resolves 'cpu' "
         f"as a {target.name} host does)"
@@ -159,7 +170,7 @@ def _span_requirement(result: RankResult) -> str:
     )
 
 
-def _span_notes(results: Sequence[RankResult]) -> list[str]:
+def span_notes(results: Sequence[RankResult]) -> list[str]:
     notes = []
     for result in results:
         built, placed = result.built_parameter_devices, result.parameter_devices
@@ -177,7 +188,7 @@ def _span_notes(results: Sequence[RankResult]) -> list[str]:
     return notes
 
 
-def _ended_by(error: RankError) -> str:
+def ended_by(error: RankError) -> str:
     why = _ENDED_BY.get(error.type)
     if why is None:
         return ""
@@ -185,8 +196,8 @@ def _ended_by(error: RankError) -> str:
     return f" ({why.format(code=code)} ended the {error.phase} step)"
 
 
-def _first_line(error: RankError) -> str:
-    return (error.headline.splitlines() or [""])[0] + _ended_by(error)
+def first_line(error: RankError) -> str:
+    return (error.headline.splitlines() or [""])[0] + ended_by(error)
 
 
 _WHAT_FAILED = {"load": "the config failed to load", "build": "the model failed to build"}
@@ -200,23 +211,23 @@ def _load_or_build_error(outcomes: Sequence[RankOutcome]) -> str | None:
                 return f"{_WHAT_FAILED[outcome.phase]} (rank {outcome.rank}): {outcome.reason}"
         elif outcome.error is not None and outcome.error.phase in _WHAT_FAILED:
             what = _WHAT_FAILED[outcome.error.phase]
-            return f"{what} (rank {outcome.rank}): {_first_line(outcome.error)}"
+            return f"{what} (rank {outcome.rank}): {first_line(outcome.error)}"
     return None
 
 
-def _host_caused(error: RankError, fit: HostFit | None) -> bool:
+def host_caused(error: RankError, fit: HostFit | None) -> bool:
     """A device failure that comes from this host lacking the target's device, not the config."""
     return fit == "lacks-device" and bool(rules_for(error))
 
 
-def _fit(target: TargetView, results: Sequence[RankResult]) -> tuple[HostFit | None, str]:
+def fit_of(target: TargetView, results: Sequence[RankResult]) -> tuple[HostFit | None, str]:
     """How this host compares with the target's (None: no rank got as far as asking MMEngine)."""
     resolved = frozenset(r.mmengine_device for r in results if r.mmengine_device is not None)
     shown = ", ".join(sorted(repr(device) for device in resolved))
     return (host_fit(target, resolved) if resolved else None), shown
 
 
-class _Verdict:
+class Verdict:
     def __init__(self) -> None:
         self.notes: list[str] = []
         self.warnings: list[str] = []
@@ -228,26 +239,26 @@ class _Verdict:
         return EXIT_ERROR if self.errors else (EXIT_FAILED if self.problems else EXIT_OK)
 
 
-def _judge_ranks(
+def judge_ranks(
     outcomes: Sequence[RankOutcome],
     hits: dict[int, tuple[RuleHit, ...]],
     target: TargetView,
     fit: HostFit | None,
-    verdict: _Verdict,
+    verdict: Verdict,
 ) -> None:
-    host_caused: list[RankResult] = []
+    from_host: list[RankResult] = []
     for outcome in outcomes:
         if isinstance(outcome, LostRank):
             verdict.problems.append(f"rank {outcome.rank}: {outcome.reason}")
             continue
         if outcome.error is not None:
-            if _host_caused(outcome.error, fit):
-                host_caused.append(outcome)
+            if host_caused(outcome.error, fit):
+                from_host.append(outcome)
                 continue
             codes = ", ".join(hit.code for hit in hits.get(outcome.rank, ()))
             verdict.problems.append(
                 f"rank {outcome.rank}: {outcome.error.phase} failed with "
-                f"{outcome.error.type}{_ended_by(outcome.error)}"
+                f"{outcome.error.type}{ended_by(outcome.error)}"
                 + (f" ({codes})" if codes else "")
             )
         elif outcome.phase != "done":
@@ -259,10 +270,10 @@ def _judge_ranks(
                 f"rank {outcome.rank}: the rank process exited with code "
                 f"{outcome.process_exit_code} after writing its result"
             )
-    if host_caused:
-        first = host_caused[0]
+    if from_host:
+        first = from_host[0]
         assert first.error is not None
-        ranks = ", ".join(str(result.rank) for result in host_caused)
+        ranks = ", ".join(str(result.rank) for result in from_host)
         verdict.errors.append(
             f"rank(s) {ranks}: the {first.error.phase} failure ({first.error.type}) comes from "
             f"running a {target.device!r} config on a host without a {target.device!r} device "
@@ -272,8 +283,8 @@ def _judge_ranks(
         )
 
 
-def _judge_devices(
-    results: Sequence[RankResult], target: TargetView, fit: HostFit | None, verdict: _Verdict
+def judge_devices(
+    results: Sequence[RankResult], target: TargetView, fit: HostFit | None, verdict: Verdict
 ) -> None:
     placed = [result for result in results if result.ok]
     if not placed:
@@ -303,36 +314,45 @@ def _judge_devices(
                 )
 
 
+def judge_host(target: TargetView, results: Sequence[RankResult], verdict: Verdict) -> bool:
+    """The host note; False when this host's path is not the target's (nothing to judge)."""
+    fit, shown = fit_of(target, results)
+    if fit is None:
+        return True
+    cuda_hidden = any(result.cuda_visible_devices == "" for result in results)
+    verdict.notes.append(host_note(target, fit, shown, cuda_hidden))
+    if fit != "other-path":
+        return True
+    verdict.errors.append(
+        f"this host resolved {shown}"
+        + (" although the ranks ran with CUDA hidden" if cuda_hidden else "")
+        + f", while a {target.name} host resolves 'cpu': the wrap shown is not the "
+        f"{target.name} job's path, so dryrun cannot judge it on this host"
+    )
+    return False
+
+
 def _judge(
     outcomes: Sequence[RankOutcome],
     hits: dict[int, tuple[RuleHit, ...]],
     target: TargetView,
-    verdict: _Verdict,
+    verdict: Verdict,
 ) -> None:
-    results = _results(outcomes)
+    results = results_of(outcomes)
     unsupported = next((r.unsupported for r in results if r.unsupported is not None), None)
     if unsupported is not None:
         verdict.errors.append(f"dryrun cannot run this config: {unsupported}")
         return
-    fit, shown = _fit(target, results)
-    if fit is not None:
-        cuda_hidden = any(result.cuda_visible_devices == "" for result in results)
-        verdict.notes.append(_host_note(target, fit, shown, cuda_hidden))
-        if fit == "other-path":
-            verdict.errors.append(
-                f"this host resolved {shown}"
-                + (" although the ranks ran with CUDA hidden" if cuda_hidden else "")
-                + f", while a {target.name} host resolves 'cpu': the wrap shown is not the "
-                f"{target.name} job's path, so dryrun cannot judge it on this host"
-            )
-            return
-    verdict.notes.extend(_span_notes(results))
+    if not judge_host(target, results, verdict):
+        return
+    fit, _shown = fit_of(target, results)
+    verdict.notes.extend(span_notes(results))
     load_or_build = _load_or_build_error(outcomes)
     if load_or_build is not None:
         verdict.errors.append(load_or_build)
         return
-    _judge_ranks(outcomes, hits, target, fit, verdict)
-    _judge_devices(results, target, fit, verdict)
+    judge_ranks(outcomes, hits, target, fit, verdict)
+    judge_devices(results, target, fit, verdict)
 
 
 def assess(
@@ -342,18 +362,18 @@ def assess(
     launcher: Launcher,
     outcomes: Sequence[RankOutcome],
 ) -> DryRunReport:
-    results = _results(outcomes)
-    fit, _shown = _fit(target, results)
+    results = results_of(outcomes)
+    fit, _shown = fit_of(target, results)
     # A rule is named only where it applies to the target, and never for a failure this host
     # caused by lacking the target's device.
     hits = {
         r.rank: ()
-        if _host_caused(r.error, fit)
+        if host_caused(r.error, fit)
         else tuple(hit for hit in rules_for(r.error) if hit.code in target.rules)
         for r in results
         if r.error is not None
     }
-    verdict = _Verdict()
+    verdict = Verdict()
     verdict.notes.append(PATH_NOTES[launcher])
     if results and results[0].import_paths:
         verdict.notes.append(

@@ -3,7 +3,8 @@
 Each rank is a new interpreter (never a fork of this one) in its own session, so a hung
 rank and anything it started can be killed as a group. Because the ranks are out of reach of
 a terminal's Ctrl-C or a CI runner's cancel, the launcher kills them itself on SIGINT, SIGTERM
-and SIGHUP, and each rank kills itself if the launcher dies (see `worker.die_with_parent`).
+and SIGHUP, and each rank kills itself if the launcher dies (see `lifeline.die_with_parent`).
+What a rank command is (the config worker, the entry-script probe) is the plan's business.
 """
 
 from __future__ import annotations
@@ -100,14 +101,63 @@ class _StopSignals:
 
 
 @dataclass(frozen=True, slots=True)
+class RankFiles:
+    """Where one rank writes: its result, its phase file and its log (stdout and stderr)."""
+
+    rank: int
+    result: Path
+    phase: Path
+    log: Path
+
+    @staticmethod
+    def in_folder(folder: Path, rank: int) -> RankFiles:
+        return RankFiles(
+            rank,
+            folder / f"rank{rank}.json",
+            folder / f"rank{rank}.phase.json",
+            folder / f"rank{rank}.log",
+        )
+
+
+# The command line that starts one rank (a fresh interpreter), given where it writes.
+RankCommand = Callable[[RankFiles], list[str]]
+
+
+@dataclass(frozen=True, slots=True)
 class LaunchPlan:
-    config: Path
     world_size: int
-    launcher: Launcher
     timeout_s: float
-    sys_path: tuple[Path, ...]
+    command: RankCommand
     # Ranks see no CUDA, so mmengine.device.get_device() resolves what a host without CUDA does.
     hide_cuda: bool = False
+    # Once one rank has left, the others get STRAGGLER_GRACE_S more (see the constant).
+    straggler_grace: bool = True
+    cwd: Path | None = None  # None: this process's
+    # Also the variables torchrun sets besides RANK ... MASTER_PORT (an entry script may read
+    # them, and a library it calls may).
+    torchrun_env: bool = False
+    # What a rank that never said which step it was in was doing, for the report.
+    starting: str = "before it loaded the config"
+
+
+def worker_command(
+    config: Path, launcher: Launcher, timeout_s: float, sys_path: Sequence[Path]
+) -> RankCommand:
+    """A config dry run's rank: `python -m cfglint.dryrun.worker REQUEST_JSON`."""
+
+    def command(files: RankFiles) -> list[str]:
+        request = WorkerRequest(
+            config=str(config),
+            result_path=str(files.result),
+            launcher=launcher,
+            timeout_s=timeout_s,
+            sys_path=tuple(str(path) for path in sys_path),
+            phase_path=str(files.phase),
+            parent_pid=os.getpid(),
+        )
+        return [sys.executable, "-m", "cfglint.dryrun.worker", json.dumps(request.to_json())]
+
+    return command
 
 
 def free_port() -> int:
@@ -117,8 +167,34 @@ def free_port() -> int:
         return port
 
 
+def _torchrun_variables(rank: int, world_size: int) -> dict[str, str]:
+    """What torchrun's local agent adds for one host and one restart-free run
+    (torch/distributed/elastic/agent/server/local_elastic_agent.py)."""
+    variables = {
+        "GROUP_RANK": "0",
+        "GROUP_WORLD_SIZE": "1",
+        "ROLE_RANK": str(rank),
+        "ROLE_WORLD_SIZE": str(world_size),
+        "ROLE_NAME": "default",
+        "TORCHELASTIC_RESTART_COUNT": "0",
+        "TORCHELASTIC_MAX_RESTARTS": "0",
+        "TORCHELASTIC_RUN_ID": "none",
+        # No agent here: rank 0 hosts the rendezvous store itself, as with a plain env:// group.
+        "TORCHELASTIC_USE_AGENT_STORE": "False",
+        "TORCH_NCCL_ASYNC_ERROR_HANDLING": os.environ.get("TORCH_NCCL_ASYNC_ERROR_HANDLING", "1"),
+    }
+    if "OMP_NUM_THREADS" not in os.environ and world_size > 1:
+        variables["OMP_NUM_THREADS"] = "1"  # torchrun's default with more than one process
+    return variables
+
+
 def rank_environment(
-    rank: int, world_size: int, port: int, *, hide_cuda: bool = False
+    rank: int,
+    world_size: int,
+    port: int,
+    *,
+    hide_cuda: bool = False,
+    torchrun_env: bool = False,
 ) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
@@ -130,6 +206,8 @@ def rank_environment(
         MASTER_PORT=str(port),
         PYTHONUNBUFFERED="1",
     )
+    if torchrun_env:
+        env.update(_torchrun_variables(rank, world_size))
     if hide_cuda:
         # Read by the CUDA runtime when torch first touches it: set before the rank starts.
         env["CUDA_VISIBLE_DEVICES"] = ""
@@ -138,45 +216,61 @@ def rank_environment(
 
 @dataclass
 class _Child:
-    rank: int
-    folder: Path
+    files: RankFiles
     process: subprocess.Popen[bytes] = field(init=False)  # set by _start
     killed: bool = False  # still running when the launcher killed it
 
     @property
+    def rank(self) -> int:
+        return self.files.rank
+
+    @property
     def result_path(self) -> Path:
-        return self.folder / f"rank{self.rank}.json"
+        return self.files.result
 
     @property
     def log_path(self) -> Path:
-        return self.folder / f"rank{self.rank}.log"
+        return self.files.log
 
     @property
     def phase_path(self) -> Path:
-        return self.folder / f"rank{self.rank}.phase.json"
+        return self.files.phase
 
 
 def _start(plan: LaunchPlan, rank: int, port: int, folder: Path) -> _Child:
-    child = _Child(rank, folder)
-    request = WorkerRequest(
-        config=str(plan.config),
-        result_path=str(child.result_path),
-        launcher=plan.launcher,
-        timeout_s=plan.timeout_s,
-        sys_path=tuple(str(path) for path in plan.sys_path),
-        phase_path=str(child.phase_path),
-        parent_pid=os.getpid(),
+    child = _Child(RankFiles.in_folder(folder, rank))
+    environment = rank_environment(
+        rank, plan.world_size, port, hide_cuda=plan.hide_cuda, torchrun_env=plan.torchrun_env
     )
     with child.log_path.open("wb") as log:
         child.process = subprocess.Popen(
-            [sys.executable, "-m", "cfglint.dryrun.worker", json.dumps(request.to_json())],
-            env=rank_environment(rank, plan.world_size, port, hide_cuda=plan.hide_cuda),
+            plan.command(child.files),
+            env=environment,
+            cwd=plan.cwd,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
     return child
+
+
+def _ended(child: _Child) -> bool:
+    """Whether the rank process has ended. What it left running in its process group (a
+    subprocess the rank's code started) is killed first, while the rank's pid is not yet
+    reaped and so cannot name another group."""
+    if child.process.returncode is not None:
+        return True
+    try:
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+        ended = os.waitid(os.P_PID, child.process.pid, flags) is not None
+    except (AttributeError, OSError):  # no waitid on this platform: poll alone
+        return child.process.poll() is not None
+    if ended:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.process.pid, signal.SIGKILL)
+        child.process.wait()
+    return ended
 
 
 def _kill(child: _Child) -> None:
@@ -233,9 +327,9 @@ def _exit_description(returncode: int) -> str:
     return f"exited with code {returncode}"
 
 
-def _where(mark: PhaseMark | None) -> str:
+def _where(mark: PhaseMark | None, plan: LaunchPlan) -> str:
     if mark is None:
-        return "while starting (before it loaded the config)"
+        return f"while starting ({plan.starting})"
     return f"in {mark.phase} ({mark.doing})"
 
 
@@ -244,14 +338,18 @@ def _position(phase: Phase | None) -> int:
 
 
 def _lost(
-    child: _Child, marks: dict[int, PhaseMark | None], results: dict[int, RankResult], wait: _Wait
+    child: _Child,
+    marks: dict[int, PhaseMark | None],
+    results: dict[int, RankResult],
+    wait: _Wait,
+    plan: LaunchPlan,
 ) -> LostRank:
     mark = marks[child.rank]
     phase = mark.phase if mark is not None else None
     tail = _tail(child.log_path)
     if not child.killed:
         reason = (
-            f"died {_where(mark)}: {_exit_description(child.process.returncode)} "
+            f"died {_where(mark, plan)}: {_exit_description(child.process.returncode)} "
             "without a result"
         )
         return LostRank(child.rank, reason, tail, phase, died=True)
@@ -270,15 +368,15 @@ def _lost(
     if behind:
         ranks = ", ".join(map(str, behind))
         reason = (
-            f"waiting {_where(mark)} for rank(s) {ranks}, which never got there; "
+            f"waiting {_where(mark, plan)} for rank(s) {ranks}, which never got there; "
             f"{wait.kill_reason()}"
         )
     else:
-        reason = f"hung {_where(mark)}: {wait.kill_reason()}"
+        reason = f"hung {_where(mark, plan)}: {wait.kill_reason()}"
     return LostRank(child.rank, reason, tail, phase, died=False)
 
 
-def _outcomes(children: Sequence[_Child], wait: _Wait) -> list[RankOutcome]:
+def _outcomes(children: Sequence[_Child], wait: _Wait, plan: LaunchPlan) -> list[RankOutcome]:
     marks = {child.rank: _mark(child) for child in children}
     results: dict[int, RankResult] = {}
     unreadable: dict[int, str] = {}
@@ -310,7 +408,7 @@ def _outcomes(children: Sequence[_Child], wait: _Wait) -> list[RankOutcome]:
                 )
             )
         else:
-            outcomes.append(_lost(child, marks, results, wait))
+            outcomes.append(_lost(child, marks, results, wait, plan))
     return outcomes
 
 
@@ -324,7 +422,7 @@ def _wait(
     running = {child.rank: child for child in children}
     while running:
         for rank, child in sorted(running.items()):
-            if child.process.poll() is not None:
+            if _ended(child):
                 del running[rank]
                 wait.finished.append(rank)
                 if on_rank_done is not None:
@@ -332,7 +430,7 @@ def _wait(
         if not running:
             wait.ended_by = "all-finished"
             return
-        if wait.finished and plan.launcher != "none" and wait.straggler_deadline is None:
+        if wait.finished and plan.straggler_grace and wait.straggler_deadline is None:
             wait.straggler_deadline = time.monotonic() + STRAGGLER_GRACE_S
         now = time.monotonic()
         if now >= deadline:
@@ -372,7 +470,7 @@ def run_ranks(
                 with signals.held():
                     for child in children:
                         _kill(child)
-            return _outcomes(children, wait)
+            return _outcomes(children, wait, plan)
         finally:
             with signals.held():
                 shutil.rmtree(folder, ignore_errors=True)

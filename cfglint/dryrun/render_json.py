@@ -9,7 +9,7 @@ from typing import Any
 from cfglint.dryrun.assess import DryRunReport
 from cfglint.dryrun.result import LostRank, RankOutcome, RankResult
 
-REPORT_SCHEMA_VERSION = 2
+REPORT_SCHEMA_VERSION = 3
 
 
 def _status(outcome: RankResult) -> str:
@@ -35,9 +35,14 @@ def _rank(outcome: RankOutcome, report: DryRunReport) -> dict[str, Any]:
 
 
 def render_json(report: DryRunReport) -> str:
+    entry = report.entry
     document = {
         "schema": REPORT_SCHEMA_VERSION,
-        "config": str(report.config),
+        "mode": "config" if entry is None else "entry",
+        "config": None if report.config is None else str(report.config),
+        "entry": None
+        if entry is None
+        else {"script": str(entry.script), "args": list(entry.args), "cwd": str(entry.cwd)},
         "target": {"name": report.target.name, "device": report.target.device},
         "world_size": report.world_size,
         "launcher": report.launcher,

@@ -6,14 +6,19 @@ Nothing here imports torch or mmengine.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
-# Where a rank stopped, in the order the Runner goes through them.
-Phase: TypeAlias = Literal["load", "setup_env", "build", "wrap", "done"]
-PHASES: tuple[Phase, ...] = ("load", "setup_env", "build", "wrap", "done")
+# Where a rank stopped, in the order the Runner goes through them. A config dry run starts at
+# "load"; an entry-script dry run starts at "script" (the script's own code before the Runner)
+# and never uses "load". For an entry script the phase is the furthest step reached: the
+# script's code between two steps stays in the step before it.
+Phase: TypeAlias = Literal["script", "load", "setup_env", "build", "wrap", "done"]
+PHASES: tuple[Phase, ...] = ("script", "load", "setup_env", "build", "wrap", "done")
 
 # How the process group came to be (see docs/dryrun.md, "Paths").
 DistPath: TypeAlias = Literal["entry-point", "init_dist", "none"]
@@ -24,6 +29,24 @@ class Frame:
     file: str
     line: int
     function: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    """A line of the entry script (or of the code that called into a hook), with its text."""
+
+    file: str
+    line: int
+    function: str
+    code: str = ""
+
+    def where(self, base: Path | None = None) -> str:
+        """`file:line`, the file relative to `base` when it lies below it."""
+        file = self.file
+        if base is not None:
+            with contextlib.suppress(ValueError):
+                file = str(Path(file).relative_to(base))
+        return f"{file}:{self.line}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +70,66 @@ class WrapperInfo:
     is_ddp: bool
 
 
+# Who asked for a wrap or for init_dist: MMEngine's Runner, the entry script's own line, or
+# other code the script called (a library, a helper module of the project).
+Caller: TypeAlias = Literal["runner", "script", "library"]
+
+
+@dataclass(frozen=True, slots=True)
+class WrapRecord:
+    """One wrap an entry script's rank went through: `Runner.wrap_model` (with the DDP
+    constructor it called, if any) or a DDP constructor called outside it."""
+
+    by: Caller
+    # The DDP class constructed (MMDistributedDataParallel, ...); for Runner.wrap_model that built
+    # no wrapper (not distributed), the type of the model it returned.
+    type: str | None
+    is_ddp: bool
+    # As handed to the constructor (Runner.wrap_model's default [LOCAL_RANK] included).
+    device_ids: tuple[int | str, ...] | None = None
+    output_device: int | str | None = None
+    # The module's devices when the constructor got it (after Runner.wrap_model's
+    # `model.to(get_device())`), or of the model Runner.wrap_model returned.
+    parameter_devices: tuple[str, ...] = ()
+    buffer_devices: tuple[str, ...] = ()
+    # Runner.wrap_model only: get_device(), and the devices of the model it was handed.
+    mmengine_device: str | None = None
+    handed_parameter_devices: tuple[str, ...] = ()
+    handed_buffer_devices: tuple[str, ...] = ()
+    error: RankError | None = None
+    # The code that called the constructor (or Runner.wrap_model), and the entry script's own
+    # line on the stack at that moment (the same line when the script called it directly).
+    caller: SourceLine | None = None
+    script_line: SourceLine | None = None
+    # Runner.wrap_model only: the model_wrapper_cfg it got, as plain data (None: none).
+    model_wrapper_cfg: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedConfig:
+    """A `Config.fromfile` call of the entry script, with the model_wrapper_cfg the file gives
+    (plain data; None: the file sets none), to tell what the script changed afterwards."""
+
+    file: str
+    model_wrapper_cfg: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class InitDistCall:
+    """One call of `mmengine.dist.init_dist` in an entry script's rank."""
+
+    by: Caller
+    launcher: str
+    backend: str | None
+    error: RankError | None = None
+    script_line: SourceLine | None = None
+
+
+# How an entry script's rank ended: it reached the step that starts training (`stopped_at`
+# names it) or the script ended by itself first.
+ScriptEnd: TypeAlias = Literal["stopped", "returned", "exited", "raised"]
+
+
 @dataclass(frozen=True, slots=True)
 class RankResult:
     rank: int
@@ -65,6 +148,17 @@ class RankResult:
     wrapper: WrapperInfo | None = None
     error: RankError | None = None
     unsupported: str | None = None
+    # Entry-script dry runs only (empty for a config dry run).
+    script_end: ScriptEnd | None = None
+    stopped_at: str | None = None  # e.g. "Runner.train", "MMDistributedDataParallel.train_step"
+    wraps: tuple[WrapRecord, ...] = ()
+    init_dist_calls: tuple[InitDistCall, ...] = ()
+    loaded_configs: tuple[LoadedConfig, ...] = ()
+    # Who created the default process group, where it was created by a call the probe saw.
+    process_group_by: Caller | None = None
+    process_group_line: SourceLine | None = None
+    # The Runner's launcher as Runner.setup_env saw it (None: no Runner was set up).
+    runner_launcher: str | None = None
     # Set by the launcher, not the worker: how the rank process ended (None: killed by the
     # launcher after it had written its result).
     process_exit_code: int | None = 0
@@ -134,6 +228,36 @@ class WorkerRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class EntryRequest:
+    """What the parent hands each rank of an entry-script dry run (the probe's bootstrap)."""
+
+    script: str  # absolute
+    args: tuple[str, ...]  # sys.argv[1:], exactly as given after `--`
+    result_path: str
+    phase_path: str = ""
+    parent_pid: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "script": self.script,
+            "args": list(self.args),
+            "result_path": self.result_path,
+            "phase_path": self.phase_path,
+            "parent_pid": self.parent_pid,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> EntryRequest:
+        return EntryRequest(
+            script=str(data["script"]),
+            args=tuple(str(item) for item in data["args"]),
+            result_path=str(data["result_path"]),
+            phase_path=str(data.get("phase_path", "")),
+            parent_pid=int(data.get("parent_pid", 0)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class PhaseMark:
     """What a rank is doing right now (its phase file), read back for ranks that left no result."""
 
@@ -178,6 +302,48 @@ def _error_from_json(data: dict[str, Any] | None) -> RankError | None:
     return RankError(data["phase"], str(data["type"]), str(data["message"]), frames)
 
 
+def _ids_from_json(value: Any) -> tuple[int | str, ...] | None:
+    return None if value is None else tuple(value)
+
+
+def _line_from_json(data: dict[str, Any] | None) -> SourceLine | None:
+    if data is None:
+        return None
+    return SourceLine(
+        str(data["file"]), int(data["line"]), str(data["function"]), str(data.get("code", ""))
+    )
+
+
+def _wrap_from_json(data: dict[str, Any]) -> WrapRecord:
+    return WrapRecord(
+        by=data["by"],
+        type=data.get("type"),
+        is_ddp=bool(data.get("is_ddp", False)),
+        device_ids=_ids_from_json(data.get("device_ids")),
+        output_device=data.get("output_device"),
+        parameter_devices=_strs(data.get("parameter_devices")),
+        buffer_devices=_strs(data.get("buffer_devices")),
+        mmengine_device=data.get("mmengine_device"),
+        handed_parameter_devices=_strs(data.get("handed_parameter_devices")),
+        handed_buffer_devices=_strs(data.get("handed_buffer_devices")),
+        error=_error_from_json(data.get("error")),
+        caller=_line_from_json(data.get("caller")),
+        script_line=_line_from_json(data.get("script_line")),
+        model_wrapper_cfg=data.get("model_wrapper_cfg"),
+    )
+
+
+def _init_dist_from_json(data: dict[str, Any]) -> InitDistCall:
+    backend = data.get("backend")
+    return InitDistCall(
+        by=data["by"],
+        launcher=str(data["launcher"]),
+        backend=None if backend is None else str(backend),
+        error=_error_from_json(data.get("error")),
+        script_line=_line_from_json(data.get("script_line")),
+    )
+
+
 def rank_result_from_json(data: dict[str, Any]) -> RankResult:
     if data.get("schema") != SCHEMA_VERSION:
         raise ValueError(f"worker result schema {data.get('schema')!r}, expected {SCHEMA_VERSION}")
@@ -198,4 +364,17 @@ def rank_result_from_json(data: dict[str, Any]) -> RankResult:
         wrapper=_wrapper_from_json(data.get("wrapper")),
         error=_error_from_json(data.get("error")),
         unsupported=data.get("unsupported"),
+        script_end=data.get("script_end"),
+        stopped_at=data.get("stopped_at"),
+        wraps=tuple(_wrap_from_json(item) for item in data.get("wraps") or ()),
+        init_dist_calls=tuple(
+            _init_dist_from_json(item) for item in data.get("init_dist_calls") or ()
+        ),
+        loaded_configs=tuple(
+            LoadedConfig(str(item["file"]), item.get("model_wrapper_cfg"))
+            for item in data.get("loaded_configs") or ()
+        ),
+        process_group_by=data.get("process_group_by"),
+        process_group_line=_line_from_json(data.get("process_group_line")),
+        runner_launcher=data.get("runner_launcher"),
     )

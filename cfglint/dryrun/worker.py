@@ -13,25 +13,21 @@ torch and mmengine are imported here only, inside functions.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import datetime
 import json
 import os
-import signal
 import sys
-import threading
-import time
 import traceback
 from pathlib import Path
 from typing import Any
 
-from cfglint.dryrun.result import SCHEMA_VERSION, Phase, PhaseMark, WorkerRequest
+from cfglint.dryrun.lifeline import die_with_parent
+from cfglint.dryrun.rank_io import mark_phase, write_json
+from cfglint.dryrun.result import SCHEMA_VERSION, Phase, WorkerRequest
 from cfglint.rules.wrapper import FLEXIBLE_RUNNER, registry_name
 
 # The Runner classes whose path the dry run follows; anything else is refused, not guessed at.
 SUPPORTED_RUNNER_TYPES = frozenset({"Runner"})
-_PR_SET_PDEATHSIG = 1
-_PARENT_POLL_S = 0.5
 
 
 class _RunnerStandIn:
@@ -57,13 +53,6 @@ def _frames(error: BaseException) -> list[dict[str, Any]]:
 
 def _devices(tensors: Any) -> list[str]:
     return sorted({str(tensor.device) for tensor in tensors})
-
-
-def _write_json(target: Path, data: dict[str, Any]) -> None:
-    # Written whole then renamed, so the parent never reads half a file.
-    temporary = target.with_name(target.name + ".tmp")
-    temporary.write_text(json.dumps(data), encoding="utf-8")
-    temporary.replace(target)
 
 
 def unsupported_runner(cfg: Any) -> str | None:
@@ -108,11 +97,7 @@ class _Rank:
 
     def step(self, phase: Phase, doing: str, *, waits_for_ranks: bool = False) -> None:
         self.result["phase"] = phase
-        if self.request.phase_path:
-            # Only for the report about a hung rank: never a reason to fail the rank.
-            with contextlib.suppress(OSError):
-                mark = PhaseMark(phase, doing, waits_for_ranks)
-                _write_json(Path(self.request.phase_path), mark.to_json())
+        mark_phase(self.request.phase_path, phase, doing, waits_for_ranks)
 
     def fail(self, error: BaseException) -> _Stop:
         self.result["error"] = {
@@ -124,7 +109,7 @@ class _Rank:
         return _Stop()
 
     def write(self) -> None:
-        _write_json(Path(self.request.result_path), self.result)
+        write_json(Path(self.request.result_path), self.result)
 
     def extend_sys_path(self) -> None:
         # What `PYTHONPATH=<repo root>` does in OpenMMLab's tools/dist_train.sh.
@@ -309,39 +294,6 @@ class _Rank:
 
 def _plain(value: Any) -> int | str:
     return value if isinstance(value, int) else str(value)
-
-
-def _kill_own_group() -> None:
-    # The rank leads its own session: its group holds anything the config started too.
-    with contextlib.suppress(OSError):
-        os.killpg(os.getpgrp(), signal.SIGKILL)
-    os._exit(1)
-
-
-def _watch_parent(parent_pid: int) -> None:
-    while os.getppid() == parent_pid:
-        time.sleep(_PARENT_POLL_S)
-    _kill_own_group()
-
-
-def die_with_parent(parent_pid: int) -> None:
-    """End this rank when the launcher dies, even by SIGKILL, which no handler sees.
-
-    Linux: the kernel sends SIGKILL (PR_SET_PDEATHSIG). Elsewhere, or if prctl fails: a thread
-    polls the parent pid.
-    """
-    if parent_pid <= 0:
-        return
-    armed = False
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            armed = libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
-    # The parent may have died before prctl took effect: then the signal never comes.
-    if os.getppid() != parent_pid:
-        _kill_own_group()
-    if not armed:
-        threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
 
 
 def main(argv: list[str]) -> int:
