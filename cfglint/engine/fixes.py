@@ -174,7 +174,7 @@ def _expectations(plan: Plan, request: FixRequest) -> _Expectations:
             key = real(config)
             allowed.setdefault(key, []).extend(keys)
             replaced.setdefault(key, set()).update(spans)
-            if len(edited) == len(placement.files):
+            if len(edited) == len(placement.files) and placement.primary:
                 intended.setdefault(key, []).extend(intent.changes)
         if request.placement == "origin" and placement.kind == "origin":
             # Asked for: the value changes for every config reading the file.

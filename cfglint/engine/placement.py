@@ -55,6 +55,10 @@ class FileChanges:
 class Placement:
     kind: PlacementKind
     files: tuple[FileChanges, ...]
+    # Placed through the config the check keeps for the leaf (its first launch's first path);
+    # False: through another path of a launch, which the fix loop does not resolve again, so
+    # only the final check tells whether the fix took.
+    primary: bool = True
 
 
 @dataclass
@@ -152,7 +156,7 @@ class Placer:
     def _at_origin(self, violation: Violation, found: Candidates) -> Placement:
         intent = violation.fix_intent
         assert intent is not None
-        config = self._resolved(violation)
+        config, primary = self._resolved(violation)
         files: dict[Path, FileChanges] = {}
         for change in intent.changes:
             for path, placed in _locate(config, change.key, change.value):
@@ -166,7 +170,7 @@ class Placer:
             raise _NotPlaceable("nothing to change where the value is written")
         for entry in files.values():
             self._check_origin_file(entry.path, violation, found)
-        return Placement("origin", tuple(files.values()))
+        return Placement("origin", tuple(files.values()), primary)
 
     def _check_origin_file(self, path: Path, violation: Violation, found: Candidates) -> None:
         shown = display_path(path)
@@ -301,12 +305,48 @@ class Placer:
                 return True
         return False
 
-    def _resolved(self, violation: Violation) -> ResolvedConfig:
+    def _resolved(self, violation: Violation) -> tuple[ResolvedConfig, bool]:
+        """The config the violation was found in (for a launch: the path through the entry
+        script that reaches its value), and whether it is the one the check keeps."""
+        fallback: ResolvedConfig | None = None
         for leaf in violation.configs:
             config = self._result.resolved.get(leaf)
-            if config is not None:
-                return config
-        raise _NotPlaceable("the config is not resolved")
+            if config is None:
+                continue
+            fallback = fallback or config
+            if not config.overlay or _reaches(config, violation):
+                return config, True
+            for other in self._paths_of(leaf):
+                if _reaches(other, violation):
+                    return other, False
+        if fallback is None:
+            raise _NotPlaceable("the config is not resolved")
+        return fallback, True
+
+    def _paths_of(self, leaf: Path) -> list[ResolvedConfig]:
+        return [
+            world.config
+            for view in self._result.launches
+            if view.config is not None and real(view.config) == real(leaf)
+            for world in view.worlds
+            if world.config is not None
+        ]
+
+
+def _reaches(config: ResolvedConfig, violation: Violation) -> bool:
+    """Whether the violation's key leads, in this config, to the value it points at."""
+    if violation.key is None:
+        return True
+    where = violation.span._replace(path=real(violation.span.path))
+    parts = tuple(violation.key.split("."))
+    for depth in range(1, len(parts) + 1):
+        node = config.get(parts[:depth])
+        if node is None:
+            return False
+        span = node.origin.span
+        if span._replace(path=real(span.path)) == where:
+            return True
+    return False
 
 
 def _refuse_overlay(config: ResolvedConfig, intent: FixIntent) -> None:

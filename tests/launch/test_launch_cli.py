@@ -293,3 +293,24 @@ def test_argparse_rejecting_the_launch_is_reported_where_it_parses(
         in out + err
     )
     assert "invalid choice: 'slurm'" in out + err
+
+
+def test_a_fix_on_a_path_the_check_does_not_keep_lands_in_the_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first path skips the override; the fix is found and placed through the other one."""
+    project = _project(
+        tmp_path,
+        """\
+        import os
+        if os.environ.get('KEEP_WRAPPER'):
+            pass
+        else:
+            cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])
+        """,
+    )
+    code, out = _check(project, capsys, monkeypatch, "--fix")
+    assert code == 0, out
+    assert "dict(type='MMDistributedDataParallel', device_ids=None)" in (
+        project / "train.py"
+    ).read_text(encoding="utf-8")
