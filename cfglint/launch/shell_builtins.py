@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cfglint.launch.shell_ast import SimpleCommand
+from cfglint.launch.shell_conditions import Operand, evaluate_test
 from cfglint.launch.shell_expand import Expander, arithmetic_text
 from cfglint.launch.shell_parser import assignment_of
 from cfglint.launch.shell_session import Frame, Outcome
 from cfglint.launch.shell_state import ShellState
-from cfglint.launch.shell_tests import Operand, evaluate_test
 from cfglint.launch.shell_values import (
     Field,
     Positional,

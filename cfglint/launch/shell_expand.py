@@ -151,6 +151,12 @@ class Expander:
             return self._every_item(part, quoted)
         found = self._lookup(part)
         value = self._apply(part, found)
+        if quoted:
+            # In double quotes a variable is one word, whatever it holds.
+            value = tuple(
+                segment._replace(kind="outside") if segment.kind == "many" else segment
+                for segment in value
+            )
         return _value_chunks(_bounded(value, part.source), quoted)
 
     def _subscript(self, part: Parameter) -> str | None:
@@ -199,7 +205,7 @@ class Expander:
             return _Lookup("set", (known(DEFAULT_IFS),))
         if name == "BASH_SOURCE":
             return _Lookup("set", (state.script,))
-        return _Lookup("outside", (), f"`${name}` is not set in the file (it comes from outside)")
+        return _Lookup("outside", (), f"`${name}` is set outside the file")
 
     def _indexed(self, part: Parameter, variable: Variable) -> _Lookup:
         if part.index is None:

@@ -32,6 +32,7 @@ from cfglint.launch.shell_ast import (
     SimpleCommand,
     WhileLoop,
 )
+from cfglint.launch.shell_conditions import Operand, evaluate_test
 from cfglint.launch.shell_expand import Expander
 from cfglint.launch.shell_launch import CommandContext, LaunchRecord, is_process_variable
 from cfglint.launch.shell_patterns import matches
@@ -46,7 +47,6 @@ from cfglint.launch.shell_session import (
     Session,
 )
 from cfglint.launch.shell_state import ShellState, merge_states
-from cfglint.launch.shell_tests import Operand, evaluate_test
 from cfglint.launch.shell_values import (
     Field,
     Positional,
