@@ -18,7 +18,7 @@ from pathlib import Path
 
 from cfglint.launch.shell_interp import Interpreter
 from cfglint.launch.shell_launch import build_launch
-from cfglint.launch.shell_session import MAX_STEPS, Frame, OutOfSteps, Session
+from cfglint.launch.shell_session import Frame, OutOfSteps, Session
 from cfglint.launch.shell_state import ShellState
 from cfglint.launch.shell_values import UNKNOWN_ARGUMENTS, Positional, known
 from cfglint.types import LauncherFile, LauncherNote, LoadProblem, Span
@@ -52,7 +52,7 @@ def read_launcher(path: Path, *, cwd: Path, arguments: Sequence[str] | None = No
             interpreter.run_commands(parsed.commands, state, frame)
         except OutOfSteps:
             message = (
-                f"launcher too complex to read statically: stopped after {MAX_STEPS:,} "
+                f"launcher too complex to read statically: stopped after {session.max_steps:,} "
                 "simulated commands (its loops and calls included)"
             )
             session.problems.append(LoadProblem("CL902", message, Span(path, 1, 1, 1, 1)))

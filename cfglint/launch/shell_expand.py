@@ -477,6 +477,13 @@ def _bounded(value: Value, source: str) -> Value:
 
 def _split(chunks: list[Chunk], source: str, ifs: str) -> list[Field]:
     """Field splitting: unquoted expansion results split at IFS characters."""
+    if not any(chunk.split or chunk is _BREAK for chunk in chunks):
+        # Nothing to split (the common case): one field, unless the word is empty.
+        segments = tuple(c.segment for c in chunks if c.segment.text or not c.segment.known)
+        if not segments and not any(chunk.quoted for chunk in chunks):
+            return []
+        pattern = any(chunk.pattern for chunk in chunks)
+        return [Field(segments or (Segment(""),), source, pattern)]
     blanks = {char for char in ifs if char in " \t\n"}
     others = set(ifs) - blanks
     fields: list[Field] = []

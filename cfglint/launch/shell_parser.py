@@ -42,6 +42,17 @@ from cfglint.types import Span
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?(\+?)=")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CASE_ENDS = frozenset({";;", ";&", ";;&"})
+_LIST_ENDS = frozenset({")", *_CASE_ENDS})
+_COMPOUND_PARSERS = {
+    "if": "_if",
+    "while": "_while",
+    "until": "_while",
+    "for": "_for",
+    "case": "_case",
+    "{": "_brace_group",
+    "[[": "_conditional",
+    "function": "_function_keyword",
+}
 # Reserved words that only close or continue a compound command: never a command's name.
 _CLOSERS = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}", "in"})
 
@@ -70,6 +81,8 @@ class Parser:
     # -- token access
 
     def _peek(self, ahead: int = 0) -> Token:
+        if ahead == 0:
+            return self._tokens[self._index]  # never past the "end" token: see _advance
         return self._tokens[min(self._index + ahead, len(self._tokens) - 1)]
 
     def _advance(self) -> Token:
@@ -149,7 +162,9 @@ class Parser:
             token = self._peek()
             if token.kind == "end" or (top and token.kind == "newline"):
                 break
-            if self._is(token, *stops, ")", *_CASE_ENDS):
+            if token.kind == "op" and token.text in _LIST_ENDS:
+                break
+            if token.kind == "word" and stops and self._is(token, *stops):
                 break
             command = self._and_or()
             separator = self._peek()
@@ -218,18 +233,9 @@ class Parser:
         if token.kind != "word" or token.word is None:
             return None
         literal = token.word.literal()
-        parsers: dict[str, Callable[[], Command]] = {
-            "if": self._if,
-            "while": self._while,
-            "until": self._while,
-            "for": self._for,
-            "case": self._case,
-            "{": self._brace_group,
-            "[[": self._conditional,
-            "function": self._function_keyword,
-        }
-        if literal in parsers:
-            return parsers[literal]()
+        if literal in _COMPOUND_PARSERS:
+            parse: Callable[[Parser], Command] = getattr(Parser, _COMPOUND_PARSERS[literal])
+            return parse(self)
         if (
             literal is not None
             and _NAME.fullmatch(literal)

@@ -23,7 +23,7 @@ from cfglint.launch.shell_source import Unreadable, read_launcher_text
 from cfglint.launch.shell_values import Value, Variable
 from cfglint.types import LauncherNote, LoadProblem, Span
 
-MAX_STEPS = 200_000  # simple commands simulated in one reading, loops and calls included
+MAX_STEPS = 30_000  # simple commands simulated in one reading, loops and calls included
 MAX_LAUNCHER_DEPTH = 8  # launchers calling launchers
 MAX_CALL_DEPTH = 24  # functions, `eval` and `bash -c` inside each other
 
@@ -84,6 +84,7 @@ class Session:
         self.files: list[Path] = []
         self.active: list[str] = []  # real paths of the launchers being run
         self._steps = 0
+        self.max_steps = MAX_STEPS
         self._sinks: list[list[LaunchRecord]] = [[]]
         self._quiet = 0
         self._parsed: dict[str, ParsedLauncher] = {}
@@ -136,7 +137,7 @@ class Session:
 
     def tick(self) -> None:
         self._steps += 1
-        if self._steps > MAX_STEPS:
+        if self._steps > self.max_steps:
             raise OutOfSteps
 
     # -- reading
