@@ -140,8 +140,12 @@ def classify(argv: Sequence[Field], slurm: SlurmDefaults | None = None) -> Class
         if command.text.endswith(".py"):
             note = f"`{command.text}` is run as a program: its `#!` line picks the interpreter"
             return LaunchSpec("python", command, tuple(argv[1:]), notes=(note,), run_directly=True)
-    if name in _OTHER_LAUNCHERS and any(item.text.endswith(".py") for item in argv[1:]):
-        return NotLaunch(f"`{name}` ({_OTHER_LAUNCHERS[name]}) is not read by cfglint")
+    if name in _OTHER_LAUNCHERS:
+        starts_training = any(item.text.endswith(".py") for item in argv[1:]) or (
+            name == "mim" and len(argv) > 1 and argv[1].text in ("train", "test")
+        )
+        if starts_training:
+            return NotLaunch(f"`{name}` ({_OTHER_LAUNCHERS[name]}) is not read by cfglint")
     return None
 
 

@@ -289,8 +289,13 @@ def test_a_script_run_directly(project: Project) -> None:
 
 
 def test_other_launchers_are_notes(project: Project) -> None:
-    result = project.read("deepspeed --num_gpus 8 train.py --deepspeed ds.json\n")
+    result = project.read(
+        "deepspeed --num_gpus 8 train.py --deepspeed ds.json\n"
+        "mim train mmdet configs/x.py --launcher pytorch -G 8\n"
+        "mim install mmdet\n"
+    )
     assert result.launches == ()
     assert [note.message for note in result.notes] == [
-        "`deepspeed` (DeepSpeed's launcher) is not read by cfglint"
+        "`deepspeed` (DeepSpeed's launcher) is not read by cfglint",
+        "`mim` (OpenMMLab's `mim`) is not read by cfglint",
     ]
