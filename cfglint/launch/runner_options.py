@@ -6,8 +6,8 @@ Tables are written from each program's documentation and `--help` (torch 2.x `to
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from cfglint.launch.shell_values import Field, Segment
 
@@ -84,13 +84,6 @@ MPI_RANK_VARIABLES = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
-    name: str  # without dashes, as written (`nproc_per_node`); "" for the first positional
-    value: Field | None
-    field: Field  # the option word itself
-
-
 def field_after(field: Field, offset: int) -> Field:
     """The part of a field after its first `offset` characters (`--nproc_per_node=` ...)."""
     segments: list[Segment] = []
@@ -143,3 +136,62 @@ def count_value(field: Field | None, default: int | None) -> tuple[int | None, s
 
 def words(fields: Sequence[Field]) -> list[str]:
     return [field.text for field in fields]
+
+
+@dataclass
+class Options:
+    values: dict[str, Field] = field(default_factory=dict)
+    flags: set[str] = field(default_factory=set)
+    notes: list[str] = field(default_factory=list)
+    rest: int = 0  # index of the first word after the options
+
+
+def read_options(
+    args: Sequence[Field],
+    long_name: Callable[[str], str | None],
+    takes_value: Callable[[str], bool],
+    short_name: Callable[[str], str | None],
+    short_takes_value: Callable[[str], bool] | None = None,
+) -> Options:
+    """Options up to the first word that is not one (the program to run)."""
+    options = Options()
+    index = 0
+    while index < len(args):
+        word = args[index]
+        text = word.text
+        if word.many:
+            options.notes.append(f"options from `{word.source}` are not known: {word.why}")
+            index += 1
+            continue
+        if not text.startswith("-") or text == "-" or not word.segments[0].known:
+            break
+        if text == "--":
+            index += 1
+            break
+        if text.startswith("--"):
+            written, equals, _ = text[2:].partition("=")
+            name = long_name(written) or written.replace("_", "-")
+            if takes_value(name):
+                if equals:
+                    options.values[name] = field_after(word, 3 + len(written))
+                elif index + 1 < len(args):
+                    options.values[name] = args[index + 1]
+                    index += 1
+            else:
+                options.flags.add(name)
+            index += 1
+            continue
+        letter = text[1:2]
+        name = short_name(letter) or letter
+        has_value = short_takes_value(letter) if short_takes_value else takes_value(name)
+        if has_value:
+            if len(text) > 2:
+                options.values[name] = field_after(word, 2)
+            elif index + 1 < len(args):
+                options.values[name] = args[index + 1]
+                index += 1
+        else:
+            options.flags.add(name)
+        index += 1
+    options.rest = index
+    return options

@@ -25,6 +25,7 @@ from cfglint.launch.shell_ast import (
     WordPart,
 )
 from cfglint.launch.shell_braces import expand_braces
+from cfglint.launch.shell_fields import BREAK, Chunk, split_fields, value_chunks
 from cfglint.launch.shell_patterns import MAX_SUBJECT, glob_to_regex, remove_affix, replace_pattern
 from cfglint.launch.shell_state import ShellState
 from cfglint.launch.shell_values import (
@@ -52,16 +53,6 @@ class CommandRunner(Protocol):
         """The output of a command substitution, as far as it can be known without running it."""
 
 
-class Chunk(NamedTuple):
-    segment: Segment
-    split: bool  # an unquoted expansion: split into fields at IFS characters
-    quoted: bool  # written inside quotes: makes a field even when empty
-    pattern: bool = False
-
-
-_BREAK = Chunk(Segment("", True, "break"), False, False)  # a field ends here ("$@")
-
-
 class _Lookup(NamedTuple):
     status: str  # "set", "unset" (known to be unset), "outside" (not set by the file)
     items: tuple[Value, ...]
@@ -80,14 +71,14 @@ class Expander:
         for word in words:
             for parts in expand_braces(word.parts):
                 chunks = self._chunks(_with_tilde(parts), quoted=False)
-                out.extend(_split(chunks, word.source, self._ifs()))
+                out.extend(split_fields(chunks, word.source, self._ifs()))
         return out
 
     def value(self, word: Word) -> Value:
         """The word as one string: assignments, `case` subjects, `[[ ]]` operands."""
         segments: list[Segment] = []
         for chunk in self._chunks(_with_tilde(word.parts), quoted=False):
-            if chunk is _BREAK or chunk.segment.kind == "break":
+            if chunk is BREAK:
                 segments.append(Segment(" "))
             elif chunk.segment.text or not chunk.segment.known:
                 segments.append(chunk.segment)
@@ -126,10 +117,10 @@ class Expander:
             elif isinstance(part, Parameter):
                 chunks.extend(self._parameter(part, quoted))
             elif isinstance(part, CommandSubstitution):
-                chunks.extend(_value_chunks(self._commands.substitute(part), quoted))
+                chunks.extend(value_chunks(self._commands.substitute(part), quoted))
             elif isinstance(part, ArithmeticSubstitution):
                 value = self.arithmetic(part.expression, part.source)
-                chunks.extend(_value_chunks(value, quoted))
+                chunks.extend(value_chunks(value, quoted))
             elif isinstance(part, ProcessSubstitution):
                 why = f"`{part.source}` is a path chosen at run time"
                 chunks.append(Chunk(Segment(part.source, False, "computed", why), False, quoted))
@@ -157,7 +148,7 @@ class Expander:
                 segment._replace(kind="outside") if segment.kind == "many" else segment
                 for segment in value
             )
-        return _value_chunks(_bounded(value, part.source), quoted)
+        return value_chunks(_bounded(value, part.source), quoted)
 
     def _subscript(self, part: Parameter) -> str | None:
         if part.index is None:
@@ -248,7 +239,7 @@ class Expander:
             return value if is_exact(value) else opaque(value, part.source)
         if not is_exact(value):
             return opaque(value, part.source)
-        return self._operate(part, text_of(value), found.status == "unset")
+        return self._operate(part, text_of(value))
 
     def _default_for_outside(self, part: Parameter, found: _Lookup) -> Value:
         operator = part.operator
@@ -275,7 +266,7 @@ class Expander:
     def _argument(self, part: Parameter) -> Value:
         return self.value(part.argument) if part.argument is not None else EMPTY
 
-    def _operate(self, part: Parameter, text: str, unset: bool) -> Value:
+    def _operate(self, part: Parameter, text: str) -> Value:
         operator = part.operator
         if operator == "len":
             return known(str(len(text)))
@@ -299,7 +290,6 @@ class Expander:
             anchor = operator[1:] if operator in ("/#", "/%") else ""
             every = operator == "//"
             return known(replace_pattern(text, regex, replacement, every=every, anchor=anchor))
-        del unset
         return unknown(part.source, "computed", f"`{part.source}` is not computed statically")
 
     def _argument_value(self, word: Word | None) -> str | None:
@@ -355,15 +345,15 @@ class Expander:
             )
             if open_why:
                 value = opaque(value + unknown(part.source, "many", open_why), part.source)
-            return _value_chunks(value, quoted)
+            return value_chunks(value, quoted)
         chunks: list[Chunk] = []
         for index, item in enumerate(items):
             if index:
-                chunks.append(_BREAK)
-            chunks.extend(_value_chunks(item, quoted))
+                chunks.append(BREAK)
+            chunks.extend(value_chunks(item, quoted))
         if open_why:
             if items:
-                chunks.append(_BREAK)
+                chunks.append(BREAK)
             chunks.append(Chunk(Segment(part.source, False, "many", open_why), not quoted, quoted))
         return chunks
 
@@ -448,15 +438,6 @@ def _is_all_arguments(part: WordPart) -> bool:
     return part.index is not None and part.index.source == "@"
 
 
-def _value_chunks(value: Value, quoted: bool) -> list[Chunk]:
-    return [
-        Chunk(
-            segment, not quoted, quoted, not quoted and ("*" in segment.text or "?" in segment.text)
-        )
-        for segment in value
-    ]
-
-
 def _with_tilde(parts: Sequence[WordPart]) -> list[WordPart | Segment]:
     """A leading unquoted `~` (the home folder) becomes an unknown."""
     if not parts or not isinstance(parts[0], Literal) or not parts[0].text.startswith("~"):
@@ -473,55 +454,3 @@ def _bounded(value: Value, source: str) -> Value:
     if sum(len(segment.text) for segment in value) > MAX_VALUE_CHARS:
         return unknown(source, "computed", "too long to compute statically")
     return value
-
-
-def _split(chunks: list[Chunk], source: str, ifs: str) -> list[Field]:
-    """Field splitting: unquoted expansion results split at IFS characters."""
-    if not any(chunk.split or chunk is _BREAK for chunk in chunks):
-        # Nothing to split (the common case): one field, unless the word is empty.
-        segments = tuple(c.segment for c in chunks if c.segment.text or not c.segment.known)
-        if not segments and not any(chunk.quoted for chunk in chunks):
-            return []
-        pattern = any(chunk.pattern for chunk in chunks)
-        return [Field(segments or (Segment(""),), source, pattern)]
-    blanks = {char for char in ifs if char in " \t\n"}
-    others = set(ifs) - blanks
-    fields: list[Field] = []
-    current: list[Segment] = []
-    state = {"has": False, "pattern": False}
-
-    def flush(force: bool = False) -> None:
-        if state["has"] or force:
-            segments = [segment for segment in current if segment.text or not segment.known]
-            fields.append(Field(tuple(segments) or (Segment(""),), source, state["pattern"]))
-        current.clear()
-        state["has"] = state["pattern"] = False
-
-    for chunk in chunks:
-        if chunk is _BREAK:
-            flush()
-            continue
-        segment = chunk.segment
-        state["pattern"] = state["pattern"] or chunk.pattern
-        if chunk.quoted:
-            state["has"] = True
-        if not (chunk.split and segment.known):
-            if segment.text or not segment.known:
-                state["has"] = True
-            current.append(segment)
-            continue
-        piece: list[str] = []
-        for char in segment.text:
-            if char in blanks or char in others:
-                if piece:
-                    current.append(segment._replace(text="".join(piece)))
-                    state["has"] = True
-                    piece.clear()
-                flush(force=char in others)
-            else:
-                piece.append(char)
-        if piece:
-            current.append(segment._replace(text="".join(piece)))
-            state["has"] = True
-    flush()
-    return fields

@@ -8,12 +8,12 @@ what the branch starts. Loops are in shell_loops; builtins in shell_builtins.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
-from pathlib import Path
 
-from cfglint.launch import shell_builtins, shell_loops
-from cfglint.launch.runners import LaunchSpec, NotLaunch, ScriptCall, classify, is_python
+from cfglint.launch import shell_builtins, shell_calls, shell_loops, shell_outputs
+from cfglint.launch.runner_python import is_python
+from cfglint.launch.runner_spec import LaunchSpec, NotLaunch, ScriptCall
+from cfglint.launch.runners import classify
 from cfglint.launch.shell_ast import (
     AndOr,
     ArithmeticCommand,
@@ -37,22 +37,19 @@ from cfglint.launch.shell_expand import Expander
 from cfglint.launch.shell_launch import CommandContext, LaunchRecord, is_process_variable
 from cfglint.launch.shell_patterns import matches
 from cfglint.launch.shell_session import (
-    MAX_CALL_DEPTH,
-    MAX_LAUNCHER_DEPTH,
     NORMAL,
     UNKNOWN,
     Capture,
     Frame,
     Outcome,
     Session,
+    short,
 )
 from cfglint.launch.shell_state import ShellState, merge_states
 from cfglint.launch.shell_values import (
     Field,
-    Positional,
     Value,
     is_exact,
-    known,
     opaque,
     text_of,
     unknown,
@@ -61,11 +58,6 @@ from cfglint.launch.shell_wrappers import Unwrapped, unwrap
 from cfglint.types import Span
 
 DECLARATIONS = frozenset({"export", "local", "declare", "typeset", "readonly"})
-
-
-def short(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _Substitutions:
@@ -77,7 +69,7 @@ class _Substitutions:
         self._frame = frame
 
     def substitute(self, part: CommandSubstitution) -> Value:
-        return self._interpreter.substitute(part, self._state, self._frame)
+        return shell_calls.substitute(self._interpreter, part, self._state, self._frame)
 
 
 class Interpreter:
@@ -339,12 +331,14 @@ class Interpreter:
         head = argv[0]
         name = head.text if head.exact else ""
         if name in state.functions and not unwrapped.environment:
-            return self.call_function(state.functions[name], argv, prefix, node, state, frame)
+            return shell_calls.call_function(
+                self, state.functions[name], argv, prefix, node, state, frame
+            )
         builtin = shell_builtins.BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, node, state, frame)
-        if name in shell_builtins.OUTPUTS and (frame.capture is not None or name == "printf"):
-            return shell_builtins.OUTPUTS[name](self, argv, state, frame)
+        if name in shell_outputs.OUTPUTS and (frame.capture is not None or name == "printf"):
+            return shell_outputs.OUTPUTS[name](self, argv, state, frame)
         classified = classify(argv, frame.slurm)
         if frame.capture is not None and not frame.capture.unknown:
             frame.capture.unknown = f"the output of `{short(' '.join(f.source for f in argv))}`"
@@ -353,7 +347,7 @@ class Interpreter:
                 self._record(classified, prefix, unwrapped, node, state, frame)
             return Outcome("exit" if unwrapped.replaces_shell else "", None)
         if isinstance(classified, ScriptCall):
-            return self._call_script(classified, prefix, unwrapped, node, state, frame)
+            return shell_calls.call_script(self, classified, prefix, unwrapped, node, state, frame)
         if isinstance(classified, NotLaunch) and classified.note:
             self.note(frame, node.span, classified.note)
         elif (
@@ -410,213 +404,6 @@ class Interpreter:
         self.session.emit(LaunchRecord(spec, context, frame.background))
 
     # -- functions, launchers, code in strings
-
-    def call_function(
-        self,
-        function: FunctionDef,
-        argv: list[Field],
-        prefix: list[tuple[str, Value]],
-        node: SimpleCommand,
-        state: ShellState,
-        frame: Frame,
-    ) -> Outcome:
-        if frame.calls >= MAX_CALL_DEPTH:
-            self.note(frame, node.span, f"`{function.name}`: calls nested too deeply to follow")
-            return UNKNOWN
-        saved_positional = state.positional
-        saved = {name: state.variables.get(name) for name, _ in prefix}
-        for name, value in prefix:
-            state.assign(name, (value,), line=node.span.line)
-            state.export(name, line=node.span.line)
-        state.positional = positional_of(argv[1:])
-        inner = replace(
-            frame,
-            calls=frame.calls + 1,
-            via=(*frame.via, frame.source_override or node.span),
-            locals={},
-        )
-        try:
-            outcome = self.run_command(function.body, state, inner)
-        finally:
-            state.positional = saved_positional
-            for name, previous in {**(inner.locals or {}), **saved}.items():
-                if previous is None:
-                    state.variables.pop(name, None)
-                else:
-                    state.variables[name] = previous
-        if outcome.flow == "return":
-            return Outcome("", outcome.status)
-        return outcome
-
-    def run_code(
-        self,
-        code: Field,
-        state: ShellState,
-        frame: Frame,
-        node: SimpleCommand,
-        what: str,
-    ) -> Outcome:
-        """Commands held in a string (`eval`, `bash -c`), run in `state`."""
-        if not code.exact:
-            if "python" in code.text or "torchrun" in code.text:
-                self.note(frame, node.span, f"{what} runs code not known statically ({code.why})")
-            return UNKNOWN
-        if frame.calls >= MAX_CALL_DEPTH:
-            self.note(frame, node.span, f"{what}: nested too deeply to follow")
-            return UNKNOWN
-        commands, syntax = self.session.code(code.text, frame.path, node.span.line)
-        if syntax is not None:
-            self.note(frame, node.span, f"{what}: shell syntax error in its code: {syntax.message}")
-        inner = replace(
-            frame, calls=frame.calls + 1, source_override=frame.source_override or node.span
-        )
-        return self.run_commands(commands, state, inner)
-
-    def _call_script(
-        self,
-        call: ScriptCall,
-        prefix: list[tuple[str, Value]],
-        unwrapped: Unwrapped,
-        node: SimpleCommand,
-        state: ShellState,
-        frame: Frame,
-    ) -> Outcome:
-        if call.code:
-            child = self._child_state(prefix, unwrapped, state)
-            if call.arguments:
-                child.script = call.arguments[0].segments
-                child.positional = positional_of(list(call.arguments[1:]))
-            else:
-                child.positional = Positional(())
-            outcome = self.run_code(call.target, child, frame, node, "`bash -c`")
-            return Outcome("", outcome.status)
-        target = call.target
-        if not target.exact:
-            self.note(
-                frame,
-                node.span,
-                f"the launcher `{target.source}` is not known statically ({target.why}): "
-                "not followed",
-            )
-            return UNKNOWN
-        path = self._find_launcher(target.text, state, frame, node)
-        if path is None:
-            return UNKNOWN
-        via = (*frame.via, frame.source_override or node.span)
-        parsed = self.session.load(path, via)
-        if parsed is None:
-            return UNKNOWN
-        real = os.path.realpath(path)
-        self.session.active.append(real)
-        try:
-            inner = Frame(
-                path=path,
-                folder=path.parent,
-                via=via,
-                guards=frame.guards,
-                background=frame.background,
-                capture=frame.capture,
-                depth=frame.depth + 1,
-                calls=frame.calls,
-                slurm=parsed.slurm or frame.slurm,
-            )
-            if call.sourced:
-                saved = state.positional
-                if call.arguments:
-                    state.positional = positional_of(list(call.arguments))
-                outcome = self.run_commands(parsed.commands, state, inner)
-                if call.arguments:
-                    state.positional = saved
-                return Outcome("", outcome.status) if outcome.flow == "return" else outcome
-            child = self._child_state(prefix, unwrapped, state)
-            child.script = target.segments
-            child.positional = positional_of(list(call.arguments))
-            outcome = self.run_commands(parsed.commands, child, inner)
-            return Outcome("exit" if unwrapped.replaces_shell else "", outcome.status)
-        finally:
-            self.session.active.pop()
-
-    def _child_state(
-        self, prefix: list[tuple[str, Value]], unwrapped: Unwrapped, state: ShellState
-    ) -> ShellState:
-        """A new shell process: only exported variables reach it."""
-        child = ShellState(
-            variables={} if unwrapped.cleared else dict(state.exported()),
-            positional=Positional(()),
-            script=state.script,
-            cwd=state.cwd,
-            cwd_unknown=state.cwd_unknown,
-        )
-        for name in unwrapped.unset:
-            child.variables.pop(name, None)
-        for name, value in [*prefix, *((n, f.segments) for n, f in unwrapped.environment)]:
-            child.assign(name, (value,), line=0)
-            child.export(name, line=0)
-        return child
-
-    def _find_launcher(
-        self, written: str, state: ShellState, frame: Frame, node: SimpleCommand
-    ) -> Path | None:
-        base = Path(written)
-        candidates = [Path(os.path.normpath(state.cwd / base))]
-        if not base.is_absolute():
-            candidates.append(Path(os.path.normpath(frame.folder / base)))
-        found = next((path for path in candidates if os.path.isfile(path)), None)
-        if found is None:
-            there = next((path for path in candidates if os.path.lexists(path)), None)
-            why = "does not exist" if there is None else "is not a regular file"
-            self.note(frame, node.span, f"the launcher `{written}` {why}: not followed")
-            return None
-        real = os.path.realpath(found)
-        if not self.session.inside_roots(found):
-            self.note(
-                frame, node.span, f"the launcher `{written}` is outside the project: not read"
-            )
-            return None
-        if real in self.session.active:
-            self.note(frame, node.span, f"`{written}` calls itself: not followed again")
-            return None
-        if frame.depth + 1 > MAX_LAUNCHER_DEPTH:
-            self.note(frame, node.span, f"`{written}`: launchers nested too deeply to follow")
-            return None
-        if found != candidates[0]:
-            self.note(
-                frame,
-                node.span,
-                f"`{written}` is not in the working folder {state.cwd}; the one beside the "
-                "launcher is followed",
-            )
-        return found
-
-    # -- command substitution
-
-    def substitute(self, part: CommandSubstitution, state: ShellState, frame: Frame) -> Value:
-        if frame.calls >= MAX_CALL_DEPTH:
-            return unknown(part.source, "computed", "nested too deeply to compute")
-        commands, syntax = self.session.code(part.body, frame.path, part.line)
-        if syntax is not None:
-            return unknown(part.source, "computed", f"`{short(part.source)}` is not valid shell")
-        capture = Capture()
-        inner = replace(frame, capture=capture, calls=frame.calls + 1)
-        self.run_commands(commands, state.copy(), inner)
-        if capture.unknown:
-            return unknown(part.source, "computed", f"{capture.unknown} is not known statically")
-        output: list[Value] = capture.parts
-        value = tuple(segment for part_value in output for segment in part_value)
-        if not is_exact(value):
-            return opaque(value, part.source)
-        return known(text_of(value).rstrip("\n"))
-
-
-def positional_of(fields: list[Field]) -> Positional:
-    """Arguments as a callee sees them; from a word that may be several words on, not known."""
-    items: list[Value] = []
-    for field in fields:
-        if field.many:
-            why = f"not known from `{field.source}` on in the call"
-            return Positional(tuple(items), len(items), why)
-        items.append(field.segments)
-    return Positional(tuple(items))
 
 
 def _overwrite(state: ShellState, merged: ShellState) -> None:

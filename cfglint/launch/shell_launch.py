@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.launch.runners import LaunchSpec
+from cfglint.launch.runner_spec import LaunchSpec
 from cfglint.launch.shell_values import (
     Assumption,
     Field,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from cfglint.launch.shell_ast import ArithmeticFor, CommandList, ForLoop, WhileLoop
 from cfglint.launch.shell_launch import LaunchRecord, LoopInfo, uses_rank
-from cfglint.launch.shell_session import NORMAL, Capture, Frame, Outcome
+from cfglint.launch.shell_session import NORMAL, Capture, Frame, Outcome, short
 from cfglint.launch.shell_state import ShellState, merge_states
 from cfglint.launch.shell_values import Field, Segment, is_exact, known, text_of, unknown
 
@@ -123,8 +123,8 @@ def run_while(
         begin,
         lambda loop_state: None,
         node.body,
-        f"the loop `{keyword} {_short(node.condition.source)}` (line {node.span.line})",
-        f"`{_short(node.condition.source)}` is not known",
+        f"the loop `{keyword} {short(node.condition.source, 60)}` (line {node.span.line})",
+        f"`{short(node.condition.source, 60)}` is not known",
     )
     return _run_loop(interpreter, plan, state, frame)
 
@@ -249,8 +249,3 @@ def _argument_fields(state: ShellState) -> list[Field]:
     if positional.open_at is not None:
         fields.append(Field((Segment("$@", False, "many", positional.why),), "$@"))
     return fields
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 60 else text[:57] + "..."

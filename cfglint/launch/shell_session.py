@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from cfglint.launch.runners import SlurmDefaults, slurm_defaults
+from cfglint.launch.runner_cluster import slurm_defaults
+from cfglint.launch.runner_spec import SlurmDefaults
 from cfglint.launch.shell_ast import CommandList
 from cfglint.launch.shell_launch import LaunchRecord
 from cfglint.launch.shell_lexer import SyntaxProblem
@@ -37,6 +38,12 @@ class Outcome(NamedTuple):
 
 NORMAL = Outcome("", True)
 UNKNOWN = Outcome("", None)
+
+
+def short(text: str, limit: int = 80) -> str:
+    """A command's text on one line, cut to `limit` characters, for notes."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class OutOfSteps(Exception):
