@@ -372,11 +372,19 @@ class Expander:
         self, part: Parameter, items: tuple[Value, ...], open_why: str
     ) -> tuple[tuple[Value, ...], str] | None:
         offset, length = self._slice_numbers(part)
-        if offset is None or (part.second is not None and length is None) or offset < 0:
+        if offset is None or (part.second is not None and length is None):
             return None
+        if offset < 0:
+            # `${@: -2}`: counted from the last argument, which is known only if all are.
+            if open_why or (length is not None and length < 0):
+                return None
+            start = max(len(items) + offset, 0)
+            return items[start : None if length is None else start + length], ""
         if part.name in ("@", "*"):
             # `${@:0}` starts with $0; `${@:1}` is "$@".
             items = (self.state.script, *items)
+        if length is not None and length < 0:
+            return None
         end = None if length is None else offset + length
         if open_why and (end is None or end > len(items)):
             return items[offset:], open_why

@@ -183,6 +183,14 @@ def test_arguments_of_the_launcher(project: Project) -> None:
     assert launch.unresolved == frozenset()
 
 
+def test_slices_of_the_arguments(project: Project) -> None:
+    arguments = [str(number) for number in range(1, 12)]
+    launch = project.launch(
+        'python train.py ${@:2:1} ${10} "${@: -2}" ${@:0:1}\n', arguments=arguments
+    )
+    assert launch.arguments == ("2", "10", "10", "11", "run.sh")
+
+
 def test_set_dashdash_and_arrays(project: Project) -> None:
     launch = project.launch(
         """
