@@ -218,7 +218,10 @@ def _assumption_notes(spec: LaunchSpec, environment_values: list[Value]) -> list
         taken.extend(assumptions(value))
     notes = []
     for name, default in dict.fromkeys(taken):
-        if default:
+        if name.isdigit():
+            taken_as = f"its default `{default}` is taken" if default else "taken as unset"
+            notes.append(f"`${name}`, the launcher's argument {name}, is not known: {taken_as}")
+        elif default:
             notes.append(f"`${name}` is not set in the file: its default `{default}` is taken")
         else:
             notes.append(f"`${name}` is not set in the file: taken as unset")

@@ -217,3 +217,55 @@ def test_a_launcher_found_beside_the_calling_one(project: Project) -> None:
         f"`helper.sh` is not in the working folder {project.root}; the one beside the launcher "
         "is followed"
     ]
+
+
+def test_a_launcher_like_our_users_own(project: Project) -> None:
+    project.write("scripts/train_distributed_8card_gcu.py", "")
+    text = """\
+        #!/bin/bash
+        # 8卡T20 GCU分布式训练启动脚本
+        set -e
+        export PYTHONPATH=$PYTHONPATH:$(pwd)
+        export TOPS_VISIBLE_DEVICES=0,1,2,3,4,5,6,7
+        CONFIG_FILE="configs/train_dinov3_mmrs1m_t20_gcu_8card.py"
+        WORK_DIR="./work_dirs/dinov3_mmrs1m_t20_gcu_8card"
+        mkdir -p $WORK_DIR/logs
+        echo "🚀 启动8卡分布式训练..."
+        if [ ! -f "$CONFIG_FILE" ]; then
+            echo "❌ 配置文件不存在: $CONFIG_FILE"
+            exit 1
+        fi
+        python3 -m torch.distributed.launch \\
+            --nproc_per_node=8 \\
+            --master_port=29500 \\
+            scripts/train_distributed_8card_gcu.py \\
+            $CONFIG_FILE \\
+            --launcher pytorch \\
+            --work-dir $WORK_DIR 2>&1 | tee $WORK_DIR/logs/train.log
+        """
+    launch = project.launch(text, name="scripts/start_8card_training.sh")
+    assert launch == Launch(
+        entry=project.root / "scripts/train_distributed_8card_gcu.py",
+        arguments=(
+            "configs/train_dinov3_mmrs1m_t20_gcu_8card.py",
+            "--launcher",
+            "pytorch",
+            "--work-dir",
+            "./work_dirs/dinov3_mmrs1m_t20_gcu_8card",
+        ),
+        cwd=project.root,
+        runner="torch.distributed.launch",
+        nproc_per_node=8,
+        nnodes=1,
+        environment={
+            "PYTHONPATH": f"$PYTHONPATH:{project.root}",
+            "TOPS_VISIBLE_DEVICES": "0,1,2,3,4,5,6,7",
+        },
+        rank_variables=TORCH_RANK_VARIABLES,
+        passes_local_rank=True,
+        source=project.span(14, 1, 20, 30, name="scripts/start_8card_training.sh"),
+        notes=(
+            f"environment `PYTHONPATH=$PYTHONPATH:{project.root}`: `$PYTHONPATH` is set outside "
+            "the file",
+        ),
+    )

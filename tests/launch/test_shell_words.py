@@ -118,6 +118,28 @@ def test_defaults_for_variables_the_file_does_not_set_are_taken_with_a_note(
     assert launch.notes == ("`$GPUS` is not set in the file: its default `4` is taken",)
 
 
+def test_a_default_for_an_argument_not_known(project: Project) -> None:
+    launch = project.launch("GPUS=${1:-8}\ntorchrun --nproc_per_node $GPUS train.py\n")
+    assert launch.nproc_per_node == 8
+    assert launch.notes == (
+        "`$1`, the launcher's argument 1, is not known: its default `8` is taken",
+    )
+    launch = project.launch(
+        "GPUS=${1:-8}\ntorchrun --nproc_per_node $GPUS train.py\n", arguments=["2"]
+    )
+    assert (launch.nproc_per_node, launch.notes) == (2, ())
+
+
+def test_a_count_from_a_command_not_known(project: Project) -> None:
+    launch = project.launch(
+        "NGPUS=$(nvidia-smi -L | wc -l)\ntorchrun --nproc_per_node $NGPUS train.py\n"
+    )
+    assert launch.nproc_per_node is None
+    assert launch.notes == (
+        "`$NGPUS`: the output of `nvidia-smi -L | wc -l` is not known statically",
+    )
+
+
 def test_a_default_given_by_a_test_is_taken_too(project: Project) -> None:
     launch = project.launch(
         '[ -z "$CONFIG" ] && CONFIG=configs/default.py\npython train.py $CONFIG\n'
