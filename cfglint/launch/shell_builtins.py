@@ -155,6 +155,8 @@ def declare(interpreter: Interpreter, name: str, node: SimpleCommand, state: She
                     options.add(field.text)
                 elif field.exact and field.text.isidentifier():
                     _keep_local(name, field.text, state, frame)
+                    if name == "local":
+                        state.unset(field.text, line=line)  # declared, with no value yet
                     names.append(field.text)
         exporting = (name == "export" and "-n" not in options and "-f" not in options) or any(
             option.startswith("-") and "x" in option for option in options

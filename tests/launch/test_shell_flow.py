@@ -99,19 +99,22 @@ def test_functions_with_arguments_and_locals(project: Project) -> None:
           torchrun --nproc_per_node=$gpus train.py "$CFG" "$@"
         }
         single() { python train.py "$@"; return 0; python train.py never; }
+        fresh() { local CFG; python train.py "${CFG:-unset}"; }
         launch configs/a.py 8 --amp
         single configs/b.py
+        fresh
         python train.py $CFG
         """
     )
     assert [(launch.nproc_per_node, launch.arguments) for launch in result.launches] == [
         (8, ("configs/a.py", "--amp")),
         (1, ("configs/b.py",)),
+        (1, ("unset",)),
         (1, ("outer",)),
     ]
     first = result.launches[0]
     assert first.source == project.span(5, 3, 5, 55)
-    assert first.via == (project.span(8, 1, 8, 28),)
+    assert first.via == (project.span(9, 1, 9, 28),)
 
 
 def test_here_documents_are_skipped(project: Project) -> None:
