@@ -247,7 +247,8 @@ def _test(interpreter: Interpreter, argv: list[Field], node: SimpleCommand, stat
             return _outcome(status=None)
         args = args[:-1]
     operands = [Operand(field.text if field.exact else None) for field in args]
-    return _outcome(status=evaluate_test(operands))
+    assumed = any(field.assumed for field in args)
+    return Outcome("", evaluate_test(operands), assumed)
 
 
 def _let(interpreter: Interpreter, argv: list[Field], node: SimpleCommand, state: ShellState,

@@ -26,6 +26,7 @@ from cfglint.launch.shell_values import (
     Field,
     Positional,
     Value,
+    assumptions,
     is_exact,
     known,
     opaque,
@@ -243,7 +244,7 @@ def substitute(
     value = tuple(segment for part_value in output for segment in part_value)
     if not is_exact(value):
         return opaque(value, part.source)
-    return known(text_of(value).rstrip("\n"))
+    return known(text_of(value).rstrip("\n"), assumptions(value))
 
 
 def positional_of(fields: list[Field]) -> Positional:

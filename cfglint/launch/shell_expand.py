@@ -30,10 +30,12 @@ from cfglint.launch.shell_patterns import MAX_SUBJECT, glob_to_regex, remove_aff
 from cfglint.launch.shell_state import ShellState
 from cfglint.launch.shell_values import (
     EMPTY,
+    Assumption,
     Field,
     Segment,
     Value,
     Variable,
+    assumptions,
     is_exact,
     known,
     mixes_rank,
@@ -401,7 +403,7 @@ def arithmetic_text(state: ShellState, expression: Value, source: str) -> Value:
         kind = "rank" if variables.rank else "computed"
         why = variables.why or f"`{source}` cannot be computed statically"
         return unknown(source, kind, why)
-    return known(str(result))
+    return known(str(result), (*assumptions(expression), *variables.assumed))
 
 
 class _ArithmeticVariables:
@@ -411,6 +413,7 @@ class _ArithmeticVariables:
         self._state = state
         self.rank = False
         self.why = ""
+        self.assumed: tuple[Assumption, ...] = ()  # defaults taken by the variables read
 
     def get_number(self, name: str) -> int | None:
         variable = self._state.variables.get(name)
@@ -424,6 +427,7 @@ class _ArithmeticVariables:
             self.rank = self.rank or mixes_rank(value)
             self.why = self.why or f"`{name}` is not known"
             return None
+        self.assumed = tuple(dict.fromkeys((*self.assumed, *assumptions(value))))
         text = text_of(value).strip()
         if not text:
             return 0
@@ -434,7 +438,7 @@ class _ArithmeticVariables:
         if value is None:
             item = unknown(f"${name}", "computed", f"`{name}` is computed from values not known")
         else:
-            item = known(str(value))
+            item = known(str(value), self.assumed)
         self._state.assign(name, (item,), line=line)
 
 

@@ -49,6 +49,7 @@ from cfglint.launch.shell_state import ShellState, merge_states
 from cfglint.launch.shell_values import (
     Field,
     Value,
+    assumptions,
     is_exact,
     opaque,
     text_of,
@@ -106,6 +107,8 @@ class Interpreter:
 
     def run_and_or(self, node: AndOr, state: ShellState, frame: Frame) -> Outcome:
         outcome = self.run_pipeline(node.first, state, frame)
+        if node.rest:
+            outcome = _branching(outcome)
         previous = node.first
         for operator, pipeline in node.rest:
             if outcome.flow:
@@ -115,7 +118,7 @@ class Interpreter:
                 previous = pipeline
                 continue
             if outcome.status is wanted:
-                outcome = self.run_pipeline(pipeline, state, frame)
+                outcome = _branching(self.run_pipeline(pipeline, state, frame))
             else:
                 verb = "succeeds" if wanted else "fails"
                 guard = f"`{short(previous.source)}` {verb}"
@@ -144,7 +147,7 @@ class Interpreter:
                 frame.capture.unknown = f"the output of `{short(node.source)}`"
             outcome = Outcome("", outcome.status)
         if node.negated and outcome.status is not None:
-            outcome = Outcome(outcome.flow, not outcome.status)
+            outcome = Outcome(outcome.flow, not outcome.status, outcome.assumed)
         return outcome
 
     # -- commands
@@ -172,14 +175,14 @@ class Interpreter:
             return NORMAL
         if isinstance(node, ArithmeticCommand):
             value = self.expander(state, frame).arithmetic(node.expression, node.expression.source)
-            return Outcome("", _arithmetic_status(value))
+            return Outcome("", _arithmetic_status(value), bool(assumptions(value)))
         return self._run_conditional(node, state, frame)
 
     def _run_if(self, node: IfClause, state: ShellState, frame: Frame) -> Outcome:
         paths: list[ShellState] = []
         guards = frame.guards
         for condition, body in node.branches:
-            outcome = self.run_list(condition, state, replace(frame, guards=guards))
+            outcome = _branching(self.run_list(condition, state, replace(frame, guards=guards)))
             if outcome.flow:
                 return outcome
             if outcome.status is False:
@@ -217,6 +220,8 @@ class Interpreter:
     def _run_case(self, node: CaseClause, state: ShellState, frame: Frame) -> Outcome:
         expander = self.expander(state, frame)
         subject = expander.value(node.subject)
+        if assumptions(subject):  # the environment may set it otherwise: no arm is decided
+            subject = unknown(node.subject.source, "outside", "")
         paths: list[ShellState] = []
         guards = frame.guards
         for arm in node.arms:
@@ -251,16 +256,18 @@ class Interpreter:
         self.session.tick()
         expander = self.expander(state, frame)
         operands: list[Operand] = []
+        assumed = False
         for index, word in enumerate(node.words):
             literal = word.literal()
             if literal in ("&&", "||", "(", ")", "!", "<", ">"):
                 operands.append(Operand(literal))
                 continue
             value = expander.value(word)
+            assumed = assumed or bool(assumptions(value))
             after_match = index and node.words[index - 1].literal() in ("==", "=", "!=")
             pattern = expander.pattern(word) if after_match else None
             operands.append(Operand(text_of(value) if is_exact(value) else None, pattern))
-        return Outcome("", evaluate_test(operands, conditional=True))
+        return Outcome("", evaluate_test(operands, conditional=True), assumed)
 
     # -- simple commands
 
@@ -413,6 +420,11 @@ def _overwrite(state: ShellState, merged: ShellState) -> None:
     state.cwd = merged.cwd
     state.cwd_unknown = merged.cwd_unknown
     state.functions = merged.functions
+
+
+def _branching(outcome: Outcome) -> Outcome:
+    """A status that decides a branch: one resting on a default taken is not known."""
+    return Outcome(outcome.flow, None) if outcome.assumed else outcome
 
 
 def _arithmetic_status(value: Value) -> bool | None:

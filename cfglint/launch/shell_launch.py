@@ -53,8 +53,9 @@ class LoopInfo:
 
     variables: tuple[str, ...]
     count: int | None
-    values: str  # the loop variable's values, shortly ("0..7")
+    values: str  # the loop variable's values, shortly ("0 to 7")
     why: str = ""  # why the count is not known
+    assumed: tuple[Assumption, ...] = ()  # defaults the count rests on
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,11 @@ def build_launch(record: LaunchRecord) -> Launch:
         if loop.count is None:
             notes.append(f"the number of processes is not known: {loop.why}")
     notes += [f"runs only if {guard}" for guard in context.guards]
-    notes += _assumption_notes(spec, environment_values=[value for _, value in context.environment])
+    notes += _assumption_notes(
+        spec,
+        environment_values=[value for _, value in context.environment],
+        loop_assumed=loop.assumed if loop is not None else (),
+    )
     notes += record.extra_notes
     return Launch(
         entry=entry,
@@ -210,8 +215,10 @@ def _environment(record: LaunchRecord, notes: list[str]) -> tuple[dict[str, str]
     return environment, rank_variables
 
 
-def _assumption_notes(spec: LaunchSpec, environment_values: list[Value]) -> list[str]:
-    taken: list[Assumption] = []
+def _assumption_notes(
+    spec: LaunchSpec, environment_values: list[Value], loop_assumed: tuple[Assumption, ...]
+) -> list[str]:
+    taken: list[Assumption] = list(loop_assumed)
     for field in (spec.entry, *spec.arguments, *spec.counted_from):
         taken.extend(field.assumed)
     for value in environment_values:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,16 @@ from cfglint.launch.shell_ast import ArithmeticFor, CommandList, ForLoop, WhileL
 from cfglint.launch.shell_launch import LaunchRecord, LoopInfo, uses_rank
 from cfglint.launch.shell_session import NORMAL, Capture, Frame, Outcome, short
 from cfglint.launch.shell_state import ShellState, merge_states
-from cfglint.launch.shell_values import Field, Segment, is_exact, known, text_of, unknown
+from cfglint.launch.shell_values import (
+    Assumption,
+    Field,
+    Segment,
+    assumptions,
+    is_exact,
+    known,
+    text_of,
+    unknown,
+)
 
 if TYPE_CHECKING:
     from cfglint.launch.shell_interp import Interpreter
@@ -39,6 +48,8 @@ class _Plan:
     body: CommandList
     description: str  # "`for i in ...` (line 3)"
     why: str  # why the values are not known, when they are not
+    # Defaults the file takes for variables it does not set, that the count rests on.
+    assumed: list[Assumption] = field(default_factory=list)
 
 
 @dataclass
@@ -73,6 +84,7 @@ def run_for(interpreter: Interpreter, node: ForLoop, state: ShellState, frame: F
         node.body,
         f"the loop over `${node.variable}` (line {node.span.line})",
         why or "its values are not known",
+        [item for each in fields for item in each.assumed],
     )
     return _run_loop(interpreter, plan, state, frame)
 
@@ -82,6 +94,7 @@ def run_arithmetic_for(
 ) -> Outcome:
     interpreter.expander(state, frame).arithmetic(node.init, node.init.source)
     assigned = _ASSIGNED.match(node.init.source)
+    assumed: list[Assumption] = []
 
     def begin(loop_state: ShellState, iteration: int) -> bool | None:
         del iteration
@@ -90,6 +103,7 @@ def run_arithmetic_for(
         value = interpreter.expander(loop_state, frame).arithmetic(
             node.condition, node.condition.source
         )
+        assumed.extend(assumptions(value))
         return text_of(value).strip() != "0" if is_exact(value) else None
 
     def end(loop_state: ShellState) -> None:
@@ -103,6 +117,7 @@ def run_arithmetic_for(
         f"the loop `for (({node.init.source}; {node.condition.source}; {node.step.source}))` "
         f"(line {node.span.line})",
         f"`{node.condition.source}` is not known",
+        assumed,
     )
     return _run_loop(interpreter, plan, state, frame)
 
@@ -152,7 +167,7 @@ def _run_loop(interpreter: Interpreter, plan: _Plan, state: ShellState, frame: F
     ]
     if per_rank:
         why = plan.why if count.iterations is None else ""
-        loop = LoopInfo(variables, count.iterations, summary, why)
+        loop = LoopInfo(variables, count.iterations, summary, why, tuple(plan.assumed))
         for record in probed:
             session.emit(
                 replace(record, loop=loop) if record in per_rank else _inside(record, plan)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from cfglint.launch.shell_session import Frame, Outcome
 from cfglint.launch.shell_state import ShellState
-from cfglint.launch.shell_values import Field, Segment, Value, joined, known, unknown
+from cfglint.launch.shell_values import Assumption, Field, Segment, Value, joined, known, unknown
 
 if TYPE_CHECKING:
     from cfglint.launch.shell_interp import Interpreter
@@ -25,6 +25,11 @@ Output = Callable[["Interpreter", list[Field], ShellState, Frame], Outcome]
 
 def _outcome(status: bool | None = True) -> Outcome:
     return Outcome("", status)
+
+
+def _taken(args: list[Field]) -> tuple[Assumption, ...]:
+    """The defaults the arguments rest on, kept on the output made from them."""
+    return tuple(dict.fromkeys(item for field in args for item in field.assumed))
 
 
 def _write(frame: Frame, value: Value) -> None:
@@ -69,7 +74,7 @@ def _printf(interpreter: Interpreter, argv: list[Field], state: ShellState,
     if target is not None:
         state.assign(target, (known(text),), line=0)
     else:
-        _write(frame, known(text))
+        _write(frame, known(text, _taken(args)))
     return _outcome()
 
 
@@ -116,7 +121,7 @@ def _seq(interpreter: Interpreter, argv: list[Field], state: ShellState,
     if step == 0 or abs(last - first) // abs(step) > MAX_SEQ:
         return _unknown_output(frame, "seq")
     values = range(first, last + (1 if step > 0 else -1), step)
-    _write(frame, known(separator.join(str(value) for value in values) + "\n"))
+    _write(frame, known(separator.join(str(value) for value in values) + "\n", _taken(args)))
     return _outcome()
 
 
@@ -126,7 +131,7 @@ def _dirname(interpreter: Interpreter, argv: list[Field], state: ShellState,
     args = [field for field in argv[1:] if field.text != "--"]
     if not args or not all(field.exact for field in args):
         return _unknown_output(frame, "dirname", args)
-    _write(frame, known("".join(_folder_of(field.text) + "\n" for field in args)))
+    _write(frame, known("".join(_folder_of(field.text) + "\n" for field in args), _taken(args)))
     return _outcome()
 
 
@@ -161,7 +166,7 @@ def _basename(interpreter: Interpreter, argv: list[Field], state: ShellState,
         if suffix and name.endswith(suffix) and name != suffix:
             name = name[: -len(suffix)]
         names.append(name + "\n")
-    _write(frame, known("".join(names)))
+    _write(frame, known("".join(names), _taken(args)))
     return _outcome()
 
 
@@ -189,7 +194,7 @@ def _realpath(interpreter: Interpreter, argv: list[Field], state: ShellState,
     if not paths or not all(field.exact for field in paths) or state.cwd_unknown:
         return _unknown_output(frame, argv[0].text, paths)
     resolved = [os.path.normpath(state.cwd / field.text) + "\n" for field in paths]
-    _write(frame, known("".join(resolved)))
+    _write(frame, known("".join(resolved), _taken(paths)))
     return _outcome()
 
 

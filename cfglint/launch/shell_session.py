@@ -34,6 +34,10 @@ class Outcome(NamedTuple):
 
     flow: str  # "": go on; "exit", "return", "break", "continue"
     status: bool | None  # the exit status: True success, False failure, None not known
+    # The status rests on a default the file takes for a variable it does not set
+    # (`${GPUS:-8}`): a loop may count with it, but a branch the environment can change is
+    # not decided by it.
+    assumed: bool = False
 
 
 NORMAL = Outcome("", True)

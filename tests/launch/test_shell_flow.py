@@ -53,6 +53,35 @@ def test_an_if_decided_by_known_values_gives_its_branch(project: Project) -> Non
     assert all(launch.notes == () for launch in result.launches)
 
 
+def test_a_default_taken_does_not_decide_a_branch(project: Project) -> None:
+    # The environment may set GPUS=1: both commands are possible launches.
+    result = project.read(
+        """
+        GPUS=${GPUS:-8}
+        if [ "$GPUS" -gt 1 ]; then
+          torchrun --nproc_per_node=$GPUS train.py c.py
+        else
+          python train.py c.py
+        fi
+        (( GPUS > 1 )) && python train.py big.py
+        case $GPUS in 8) python train.py eight.py ;; esac
+        """
+    )
+    assert [(launch.runner, launch.arguments, launch.notes) for launch in result.launches] == [
+        (
+            "torchrun",
+            ("c.py",),
+            (
+                'runs only if `[ "$GPUS" -gt 1 ]` succeeds',
+                "`$GPUS` is not set in the file: its default `8` is taken",
+            ),
+        ),
+        ("python", ("c.py",), ('runs only if `[ "$GPUS" -gt 1 ]` fails',)),
+        ("python", ("big.py",), ("runs only if `(( GPUS > 1 ))` succeeds",)),
+        ("python", ("eight.py",), ("runs only if `$GPUS` matches `8`",)),
+    ]
+
+
 def test_variables_set_differently_on_two_paths_are_not_known(project: Project) -> None:
     launch = project.launch(
         """

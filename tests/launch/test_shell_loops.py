@@ -53,6 +53,16 @@ def test_loop_forms(project: Project, loop: str) -> None:
     assert launch.arguments == ("c.py",)
 
 
+def test_a_loop_counted_with_a_default_says_so(project: Project) -> None:
+    for loop in ("for ((i=0; i<GPUS; i++))", "for i in $(seq 0 $((GPUS - 1)))"):
+        launch = project.launch(f"GPUS=${{GPUS:-4}}\n{loop}; do RANK=$i python train.py & done\n")
+        assert (launch.runner, launch.nproc_per_node) == ("loop", 4)
+        assert launch.notes == (
+            "one process per value of `$i` (0 to 3), started in the background",
+            "`$GPUS` is not set in the file: its default `4` is taken",
+        ), loop
+
+
 def test_per_rank_values_in_the_arguments_are_unresolved(project: Project) -> None:
     launch = project.launch(
         """
