@@ -274,6 +274,30 @@ class Launch:
 
 
 @dataclass(frozen=True, slots=True)
+class LauncherNote:
+    """Something a launcher does that is not a launch, or that cfglint did not follow, said at
+    the line that does it (`python -m pkg.train`, a called launcher that does not exist)."""
+
+    span: Span
+    message: str
+    via: tuple[Span, ...] = ()  # as in Launch.via: the lines of the outer launchers
+
+
+@dataclass(frozen=True, slots=True)
+class LauncherFile:
+    """What a shell launcher starts, read statically (cfglint/launch/shell.py)."""
+
+    path: Path
+    launches: tuple[Launch, ...]  # in the order the launcher starts them
+    # The launcher or a launcher it calls could not be read, or is cut short by a syntax error
+    # (the commands before it still count, as they do for bash).
+    problems: tuple[LoadProblem, ...] = ()
+    notes: tuple[LauncherNote, ...] = ()
+    # Every launcher file read, this one first: a change to any of them changes the launches.
+    files: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class VendorImport:
     """The import that makes MMEngine see a vendor's accelerator (target data)."""
 
