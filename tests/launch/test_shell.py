@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from launcher_project import Project
 
-from cfglint.launch.runner_options import (
+from cfglint.launch.shell.runner_options import (
     MPI_RANK_VARIABLES,
     SRUN_RANK_VARIABLES,
     TORCH_RANK_VARIABLES,

@@ -8,7 +8,7 @@ import os
 import pytest
 from launcher_project import Project
 
-from cfglint.launch.runner_options import TORCH_RANK_VARIABLES
+from cfglint.launch.shell.runner_options import TORCH_RANK_VARIABLES
 from cfglint.types import Launch, LauncherNote
 
 # The shape of OpenMMLab's tools/dist_train.sh (the real files are read by the corpus test).

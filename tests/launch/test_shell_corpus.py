@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from corpus import PACKAGES, CorpusInfo, ensure_corpus
 
-from cfglint.launch.runner_options import SRUN_RANK_VARIABLES, TORCH_RANK_VARIABLES
 from cfglint.launch.shell import read_launcher
+from cfglint.launch.shell.runner_options import SRUN_RANK_VARIABLES, TORCH_RANK_VARIABLES
 from cfglint.types import Launch, Span
 
 pytestmark = pytest.mark.corpus

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from helpers import EXAMPLES
 
-from cfglint.launch.runner_options import TORCH_RANK_VARIABLES
 from cfglint.launch.shell import read_launcher
+from cfglint.launch.shell.runner_options import TORCH_RANK_VARIABLES
 from cfglint.types import Launch, LauncherFile, Span
 
 NOTE = "environment `PYTHONPATH=.:$PYTHONPATH`: `$PYTHONPATH` is set outside the file"

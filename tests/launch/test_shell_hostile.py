@@ -10,9 +10,9 @@ import time
 import pytest
 from launcher_project import Project
 
-from cfglint.launch import shell_session
+from cfglint.launch.shell import session as shell_session
 from cfglint.launch.shell import read_launcher
-from cfglint.launch.shell_session import MAX_STEPS
+from cfglint.launch.shell.session import MAX_STEPS
 from cfglint.types import Launch, LauncherFile, LoadProblem
 
 

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from cfglint.launch.runner_cluster import slurm_defaults
-from cfglint.launch.runner_spec import SlurmDefaults
-from cfglint.launch.shell_ast import CommandList
-from cfglint.launch.shell_launch import LaunchRecord
-from cfglint.launch.shell_lexer import SyntaxProblem
-from cfglint.launch.shell_parser import parse_program
-from cfglint.launch.shell_source import Unreadable, read_launcher_text
-from cfglint.launch.shell_values import Value, Variable
+from cfglint.launch.shell.lexer import SyntaxProblem
+from cfglint.launch.shell.parser import parse_program
+from cfglint.launch.shell.runner_cluster import slurm_defaults
+from cfglint.launch.shell.runner_spec import SlurmDefaults
+from cfglint.launch.shell.source import Unreadable, read_launcher_text
+from cfglint.launch.shell.to_launch import LaunchRecord
+from cfglint.launch.shell.tree import CommandList
+from cfglint.launch.shell.values import Value, Variable
 from cfglint.types import LauncherNote, LoadProblem, Span
 
 MAX_STEPS = 30_000  # simple commands simulated in one reading, loops and calls included

@@ -3,18 +3,32 @@
 Each command updates the simulated state (variables, arguments, working folder, functions); a
 command that starts Python is recorded (`Session.emit`) with the state around it. A condition
 that cannot be decided runs each branch on a copy and merges them after, noting the condition on
-what the branch starts. Loops are in shell_loops; builtins in shell_builtins.
+what the branch starts. Loops are in loops.py; builtins in builtin_commands.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from cfglint.launch import shell_builtins, shell_calls, shell_loops, shell_outputs
-from cfglint.launch.runner_python import is_python
-from cfglint.launch.runner_spec import LaunchSpec, NotLaunch, ScriptCall
-from cfglint.launch.runners import classify
-from cfglint.launch.shell_ast import (
+from cfglint.launch.shell import builtin_commands, calls, loops, outputs
+from cfglint.launch.shell.conditions import Operand, evaluate_test
+from cfglint.launch.shell.expand import Expander
+from cfglint.launch.shell.patterns import matches
+from cfglint.launch.shell.runner_python import is_python
+from cfglint.launch.shell.runner_spec import LaunchSpec, NotLaunch, ScriptCall
+from cfglint.launch.shell.runners import classify
+from cfglint.launch.shell.session import (
+    NORMAL,
+    UNKNOWN,
+    Capture,
+    Frame,
+    Outcome,
+    Session,
+    short,
+)
+from cfglint.launch.shell.state import ShellState, merge_states
+from cfglint.launch.shell.to_launch import CommandContext, LaunchRecord, is_process_variable
+from cfglint.launch.shell.tree import (
     AndOr,
     ArithmeticCommand,
     ArithmeticFor,
@@ -32,21 +46,7 @@ from cfglint.launch.shell_ast import (
     SimpleCommand,
     WhileLoop,
 )
-from cfglint.launch.shell_conditions import Operand, evaluate_test
-from cfglint.launch.shell_expand import Expander
-from cfglint.launch.shell_launch import CommandContext, LaunchRecord, is_process_variable
-from cfglint.launch.shell_patterns import matches
-from cfglint.launch.shell_session import (
-    NORMAL,
-    UNKNOWN,
-    Capture,
-    Frame,
-    Outcome,
-    Session,
-    short,
-)
-from cfglint.launch.shell_state import ShellState, merge_states
-from cfglint.launch.shell_values import (
+from cfglint.launch.shell.values import (
     Field,
     Value,
     assumptions,
@@ -55,7 +55,7 @@ from cfglint.launch.shell_values import (
     text_of,
     unknown,
 )
-from cfglint.launch.shell_wrappers import Unwrapped, unwrap
+from cfglint.launch.shell.wrappers import Unwrapped, unwrap
 from cfglint.types import Span
 
 DECLARATIONS = frozenset({"export", "local", "declare", "typeset", "readonly"})
@@ -70,7 +70,7 @@ class _Substitutions:
         self._frame = frame
 
     def substitute(self, part: CommandSubstitution) -> Value:
-        return shell_calls.substitute(self._interpreter, part, self._state, self._frame)
+        return calls.substitute(self._interpreter, part, self._state, self._frame)
 
 
 class Interpreter:
@@ -165,11 +165,11 @@ class Interpreter:
         if isinstance(node, CaseClause):
             return self._run_case(node, state, frame)
         if isinstance(node, ForLoop):
-            return shell_loops.run_for(self, node, state, frame)
+            return loops.run_for(self, node, state, frame)
         if isinstance(node, ArithmeticFor):
-            return shell_loops.run_arithmetic_for(self, node, state, frame)
+            return loops.run_arithmetic_for(self, node, state, frame)
         if isinstance(node, WhileLoop):
-            return shell_loops.run_while(self, node, state, frame)
+            return loops.run_while(self, node, state, frame)
         if isinstance(node, FunctionDef):
             state.functions[node.name] = node
             return NORMAL
@@ -276,7 +276,7 @@ class Interpreter:
         expander = self.expander(state, frame)
         first = node.words[0].literal() if node.words else None
         if first in DECLARATIONS and not node.assignments:
-            return shell_builtins.declare(self, first or "", node, state, frame, expander)
+            return builtin_commands.declare(self, first or "", node, state, frame, expander)
         fields = expander.fields(node.words)
         if not fields:
             for assignment in node.assignments:
@@ -339,14 +339,14 @@ class Interpreter:
         head = argv[0]
         name = head.text if head.exact else ""
         if name in state.functions and not unwrapped.environment:
-            return shell_calls.call_function(
+            return calls.call_function(
                 self, state.functions[name], argv, prefix, node, state, frame
             )
-        builtin = shell_builtins.BUILTINS.get(name)
+        builtin = builtin_commands.BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, node, state, frame)
-        if name in shell_outputs.OUTPUTS and (frame.capture is not None or name == "printf"):
-            return shell_outputs.OUTPUTS[name](self, argv, state, frame)
+        if name in outputs.OUTPUTS and (frame.capture is not None or name == "printf"):
+            return outputs.OUTPUTS[name](self, argv, state, frame)
         classified = classify(argv, frame.slurm)
         if frame.capture is not None and not frame.capture.unknown:
             frame.capture.unknown = f"the output of `{short(' '.join(f.source for f in argv))}`"
@@ -355,7 +355,7 @@ class Interpreter:
                 self._record(classified, prefix, unwrapped, node, state, frame)
             return Outcome("exit" if unwrapped.replaces_shell else "", None)
         if isinstance(classified, ScriptCall):
-            return shell_calls.call_script(self, classified, prefix, unwrapped, node, state, frame)
+            return calls.call_script(self, classified, prefix, unwrapped, node, state, frame)
         if isinstance(classified, NotLaunch) and classified.note:
             self.note(frame, node.span, classified.note)
         elif (

@@ -8,8 +8,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from cfglint.launch.runner_options import split_assignment
-from cfglint.launch.shell_values import Field
+from cfglint.launch.shell.runner_options import split_assignment
+from cfglint.launch.shell.values import Field
 
 _NUMACTL_VALUES = frozenset({"-N", "-m", "-C", "-p", "-i", "-P", "-w", "-b"})
 _NUMACTL_NOT_RUN = frozenset({"--hardware", "-H", "--show", "-s"})

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.launch.shell_ast import ArrayItems, DoubleQuoted, Literal, Quoted, Word, WordPart
-from cfglint.launch.shell_words import LexError, WordScanner, arithmetic_end
+from cfglint.launch.shell.tree import ArrayItems, DoubleQuoted, Literal, Quoted, Word, WordPart
+from cfglint.launch.shell.words import LexError, WordScanner, arithmetic_end
 from cfglint.types import Span
 
 # Longest first.

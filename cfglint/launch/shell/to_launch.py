@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.launch.runner_spec import LaunchSpec
-from cfglint.launch.shell_values import (
+from cfglint.launch.shell.runner_spec import LaunchSpec
+from cfglint.launch.shell.values import (
     Assumption,
     Field,
     Value,

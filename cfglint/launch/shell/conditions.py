@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from cfglint.launch.shell_patterns import matches
+from cfglint.launch.shell.patterns import matches
 
 _UNARY_STRING: dict[str, Callable[[str], bool]] = {
     "-z": lambda text: text == "",

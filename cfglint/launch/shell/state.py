@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from cfglint.launch.shell_ast import FunctionDef
-from cfglint.launch.shell_values import Positional, Value, Variable, known, text_of, unknown
+from cfglint.launch.shell.tree import FunctionDef
+from cfglint.launch.shell.values import Positional, Value, Variable, known, text_of, unknown
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Running other code: shell functions, launchers called or sourced (`bash tools/dist_train.sh`,
 `source env.sh`), code in strings (`eval`, `bash -c`), and command substitutions (`$(...)`),
-whose output is known only when it comes from the few commands shell_builtins can answer for.
+whose output is known only when it comes from the few commands builtin_commands.py can answer for.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cfglint.launch.runner_spec import ScriptCall
-from cfglint.launch.shell_ast import CommandSubstitution, FunctionDef, SimpleCommand
-from cfglint.launch.shell_session import (
+from cfglint.launch.shell.runner_spec import ScriptCall
+from cfglint.launch.shell.session import (
     MAX_CALL_DEPTH,
     MAX_LAUNCHER_DEPTH,
     UNKNOWN,
@@ -21,8 +20,9 @@ from cfglint.launch.shell_session import (
     Outcome,
     short,
 )
-from cfglint.launch.shell_state import ShellState
-from cfglint.launch.shell_values import (
+from cfglint.launch.shell.state import ShellState
+from cfglint.launch.shell.tree import CommandSubstitution, FunctionDef, SimpleCommand
+from cfglint.launch.shell.values import (
     Field,
     Positional,
     Value,
@@ -33,10 +33,10 @@ from cfglint.launch.shell_values import (
     text_of,
     unknown,
 )
-from cfglint.launch.shell_wrappers import Unwrapped
+from cfglint.launch.shell.wrappers import Unwrapped
 
 if TYPE_CHECKING:
-    from cfglint.launch.shell_interp import Interpreter
+    from cfglint.launch.shell.interp import Interpreter
 
 
 def call_function(

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
-from cfglint.launch.shell_ast import ArithmeticFor, CommandList, ForLoop, WhileLoop
-from cfglint.launch.shell_launch import LaunchRecord, LoopInfo, uses_rank
-from cfglint.launch.shell_session import NORMAL, Capture, Frame, Outcome, short
-from cfglint.launch.shell_state import ShellState, merge_states
-from cfglint.launch.shell_values import (
+from cfglint.launch.shell.session import NORMAL, Capture, Frame, Outcome, short
+from cfglint.launch.shell.state import ShellState, merge_states
+from cfglint.launch.shell.to_launch import LaunchRecord, LoopInfo, uses_rank
+from cfglint.launch.shell.tree import ArithmeticFor, CommandList, ForLoop, WhileLoop
+from cfglint.launch.shell.values import (
     Assumption,
     Field,
     Segment,
@@ -33,7 +33,7 @@ from cfglint.launch.shell_values import (
 )
 
 if TYPE_CHECKING:
-    from cfglint.launch.shell_interp import Interpreter
+    from cfglint.launch.shell.interp import Interpreter
 
 MAX_COUNT = 1024  # iterations counted; a loop that runs longer has a count not known
 MAX_UNROLL = 16  # iterations run one by one, each with its own launches

@@ -1,7 +1,7 @@
 """Which commands start Python training processes, and how many: `python`, `torchrun`,
 `python -m torch.distributed.launch|run`, `srun`, `mpirun`; and which run another launcher.
 
-`classify` takes a command's expanded words (after the wrappers of shell_wrappers) and says
+`classify` takes a command's expanded words (after the wrappers of wrappers.py) and says
 what they start: a LaunchSpec, a ScriptCall (another launcher), a NotLaunch with a note worth
 telling, or None for any other command.
 """
@@ -12,16 +12,16 @@ import os
 from collections.abc import Sequence
 from dataclasses import replace
 
-from cfglint.launch.runner_cluster import mpirun_command, srun_command
-from cfglint.launch.runner_python import is_python, python_command, torch_command
-from cfglint.launch.runner_spec import (
+from cfglint.launch.shell.runner_cluster import mpirun_command, srun_command
+from cfglint.launch.shell.runner_python import is_python, python_command, torch_command
+from cfglint.launch.shell.runner_spec import (
     Classified,
     LaunchSpec,
     NotLaunch,
     ScriptCall,
     SlurmDefaults,
 )
-from cfglint.launch.shell_values import Field
+from cfglint.launch.shell.values import Field
 
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 _SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})

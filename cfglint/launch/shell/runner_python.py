@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from cfglint.launch.runner_options import (
+from cfglint.launch.shell.runner_options import (
     DEVICE_COUNT_WORDS,
     TORCH_FLAGS,
     TORCH_RANK_VARIABLES,
@@ -18,8 +18,8 @@ from cfglint.launch.runner_options import (
     count_value,
     read_options,
 )
-from cfglint.launch.runner_spec import Classified, LaunchSpec, NotLaunch
-from cfglint.launch.shell_values import Field
+from cfglint.launch.shell.runner_spec import Classified, LaunchSpec, NotLaunch
+from cfglint.launch.shell.values import Field
 from cfglint.types import LaunchRunner
 
 _PYTHON_NAME = re.compile(r"(?:python|pypy)[0-9.]*")

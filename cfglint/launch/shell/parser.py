@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from cfglint.launch.shell_ast import (
+from cfglint.launch.shell.lexer import SyntaxProblem, Token, tokenize
+from cfglint.launch.shell.tree import (
     AndOr,
     ArithmeticCommand,
     ArithmeticFor,
@@ -35,8 +36,7 @@ from cfglint.launch.shell_ast import (
     Word,
     WordPart,
 )
-from cfglint.launch.shell_lexer import SyntaxProblem, Token, tokenize
-from cfglint.launch.shell_words import MAX_NESTING
+from cfglint.launch.shell.words import MAX_NESTING
 from cfglint.types import Span
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:\[([^\]]*)\])?(\+?)=")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from itertools import pairwise
 
-from cfglint.launch.shell_ast import Literal, WordPart
+from cfglint.launch.shell.tree import Literal, WordPart
 
 MAX_WORDS = 1024
 _Item = str | WordPart  # one character of a literal, or a whole other part

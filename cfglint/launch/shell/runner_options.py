@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from cfglint.launch.shell_values import Field, Segment
+from cfglint.launch.shell.values import Field, Segment
 
 # -- torchrun / python -m torch.distributed.run / .launch
 

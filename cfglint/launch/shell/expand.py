@@ -2,7 +2,7 @@
 substitution (through the interpreter, which runs nothing), arithmetic, field splitting.
 
 Nothing is matched against file names: a word with `*` stays as written. What cannot be known
-keeps its shell text (see shell_values).
+keeps its shell text (see values.py).
 """
 
 from __future__ import annotations
@@ -11,8 +11,12 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
-from cfglint.launch.shell_arith import evaluate
-from cfglint.launch.shell_ast import (
+from cfglint.launch.shell.arith import evaluate
+from cfglint.launch.shell.braces import expand_braces
+from cfglint.launch.shell.fields import BREAK, Chunk, split_fields, value_chunks
+from cfglint.launch.shell.patterns import MAX_SUBJECT, glob_to_regex, remove_affix, replace_pattern
+from cfglint.launch.shell.state import ShellState
+from cfglint.launch.shell.tree import (
     ArithmeticSubstitution,
     ArrayItems,
     CommandSubstitution,
@@ -24,11 +28,7 @@ from cfglint.launch.shell_ast import (
     Word,
     WordPart,
 )
-from cfglint.launch.shell_braces import expand_braces
-from cfglint.launch.shell_fields import BREAK, Chunk, split_fields, value_chunks
-from cfglint.launch.shell_patterns import MAX_SUBJECT, glob_to_regex, remove_affix, replace_pattern
-from cfglint.launch.shell_state import ShellState
-from cfglint.launch.shell_values import (
+from cfglint.launch.shell.values import (
     EMPTY,
     Assumption,
     Field,

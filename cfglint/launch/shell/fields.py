@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from cfglint.launch.shell_values import Field, Segment, Value
+from cfglint.launch.shell.values import Field, Segment, Value
 
 
 class Chunk(NamedTuple):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cfglint.launch.shell_values import Field
+from cfglint.launch.shell.values import Field
 from cfglint.types import LaunchRunner
 
 

@@ -11,7 +11,7 @@ import bisect
 import re
 from pathlib import Path
 
-from cfglint.launch.shell_ast import (
+from cfglint.launch.shell.tree import (
     ArithmeticSubstitution,
     CommandSubstitution,
     DoubleQuoted,

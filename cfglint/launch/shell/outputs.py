@@ -1,6 +1,6 @@
 """The few commands whose output a launcher captures in `$(...)` and cfglint can know without
 running anything: `echo`, `printf`, `seq`, `dirname`, `basename`, `pwd`, `realpath`. Any other
-command inside `$(...)` makes the output unknown (shell_interp)."""
+command inside `$(...)` makes the output unknown (interp.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from cfglint.launch.shell_session import Frame, Outcome
-from cfglint.launch.shell_state import ShellState
-from cfglint.launch.shell_values import Assumption, Field, Segment, Value, joined, known, unknown
+from cfglint.launch.shell.session import Frame, Outcome
+from cfglint.launch.shell.state import ShellState
+from cfglint.launch.shell.values import Assumption, Field, Segment, Value, joined, known, unknown
 
 if TYPE_CHECKING:
-    from cfglint.launch.shell_interp import Interpreter
+    from cfglint.launch.shell.interp import Interpreter
 
 MAX_SEQ = 100_000
 _INTEGER = re.compile(r"-?[0-9]+")

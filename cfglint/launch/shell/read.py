@@ -16,11 +16,11 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from cfglint.launch.shell_interp import Interpreter
-from cfglint.launch.shell_launch import build_launch
-from cfglint.launch.shell_session import Frame, OutOfSteps, Session
-from cfglint.launch.shell_state import ShellState
-from cfglint.launch.shell_values import UNKNOWN_ARGUMENTS, Positional, known
+from cfglint.launch.shell.interp import Interpreter
+from cfglint.launch.shell.session import Frame, OutOfSteps, Session
+from cfglint.launch.shell.state import ShellState
+from cfglint.launch.shell.to_launch import build_launch
+from cfglint.launch.shell.values import UNKNOWN_ARGUMENTS, Positional, known
 from cfglint.types import LauncherFile, LauncherNote, LoadProblem, Span
 
 

@@ -8,7 +8,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from cfglint.launch.runner_options import (
+from cfglint.launch.shell.runner_options import (
     MPI_RANK_VARIABLES,
     MPI_TWO_VALUE_OPTIONS,
     MPI_VALUE_OPTIONS,
@@ -21,8 +21,8 @@ from cfglint.launch.runner_options import (
     read_options,
     split_assignment,
 )
-from cfglint.launch.runner_spec import Classified, NotLaunch, ScriptCall, SlurmDefaults
-from cfglint.launch.shell_values import Field, Segment
+from cfglint.launch.shell.runner_spec import Classified, NotLaunch, ScriptCall, SlurmDefaults
+from cfglint.launch.shell.values import Field, Segment
 
 Classifier = Callable[[Sequence[Field]], Classified]
 

@@ -1,5 +1,5 @@
 """Builtins that change the simulated shell: `cd`, `export`, `local`, `set --`, `shift`,
-`unset`, `read`, `exit`, `eval`, `test` ... (their output, if any, is in shell_outputs)."""
+`unset`, `read`, `exit`, `eval`, `test` ... (their output, if any, is in outputs.py)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cfglint.launch.shell_ast import SimpleCommand
-from cfglint.launch.shell_calls import positional_of, run_code
-from cfglint.launch.shell_conditions import Operand, evaluate_test
-from cfglint.launch.shell_expand import Expander, arithmetic_text
-from cfglint.launch.shell_parser import assignment_of
-from cfglint.launch.shell_session import Frame, Outcome
-from cfglint.launch.shell_state import ShellState
-from cfglint.launch.shell_values import (
+from cfglint.launch.shell.calls import positional_of, run_code
+from cfglint.launch.shell.conditions import Operand, evaluate_test
+from cfglint.launch.shell.expand import Expander, arithmetic_text
+from cfglint.launch.shell.parser import assignment_of
+from cfglint.launch.shell.session import Frame, Outcome
+from cfglint.launch.shell.state import ShellState
+from cfglint.launch.shell.tree import SimpleCommand
+from cfglint.launch.shell.values import (
     Field,
     Positional,
     Value,
@@ -27,7 +27,7 @@ from cfglint.launch.shell_values import (
 )
 
 if TYPE_CHECKING:
-    from cfglint.launch.shell_interp import Interpreter
+    from cfglint.launch.shell.interp import Interpreter
 
 
 def _outcome(flow: str = "", status: bool | None = True) -> Outcome:
