@@ -10,8 +10,8 @@ import time
 import pytest
 from launcher_project import Project
 
-from cfglint.launch.shell import session as shell_session
 from cfglint.launch.shell import read_launcher
+from cfglint.launch.shell import session as shell_session
 from cfglint.launch.shell.session import MAX_STEPS
 from cfglint.types import Launch, LauncherFile, LoadProblem
 
