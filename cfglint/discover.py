@@ -23,6 +23,8 @@ class Discovered:
     # Every file named one by one, leaves and bases: each also brings in the configs of its
     # project that inherit it (a leaf-to-leaf `_base_` chain, a shared fragment).
     named: tuple[Path, ...] = ()
+    # Shell launchers named or found (`*.sh`): the launches they start are checked.
+    launchers: tuple[Path, ...] = ()
 
 
 def is_base_file(path: Path) -> bool:
@@ -46,9 +48,7 @@ def walk_files(
     for directory, subdirs, files in os.walk(folder):
         here = Path(directory)
         subdirs[:] = sorted(
-            d
-            for d in subdirs
-            if not (skip_hidden and d.startswith(".")) and not excluded(here / d)
+            d for d in subdirs if not (skip_hidden and d.startswith(".")) and not excluded(here / d)
         )
         for name in sorted(files):
             path = here / name
@@ -56,9 +56,17 @@ def walk_files(
                 yield path
 
 
-def _walk(folder: Path) -> Iterator[Path]:
+LAUNCHER_SUFFIX = ".sh"
+
+
+def _walk(folder: Path) -> Iterator[tuple[Path, bool]]:
+    """Each file the walk finds, and whether it is a launcher (else an included config)."""
     settings = settings_for(folder)
-    return (path for path in walk_files(folder) if settings.is_included(path))
+    for path in walk_files(folder):
+        if path.suffix == LAUNCHER_SUFFIX:
+            yield path, True
+        elif settings.is_included(path):
+            yield path, False
 
 
 def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
@@ -67,6 +75,7 @@ def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
     leaves: dict[Path, None] = {}
     bases: dict[Path, None] = {}
     named: dict[Path, None] = {}
+    launchers: dict[Path, None] = {}
     problems: list[LoadProblem] = []
     for given in paths:
         absolute = Path(os.path.abspath(given))
@@ -74,9 +83,14 @@ def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
             continue
         if absolute.is_dir():
             # A base met while walking a folder is checked through the leaves found there.
-            for path in _walk(absolute):
-                if not is_base_file(path):
+            for path, is_launcher in _walk(absolute):
+                if is_launcher:
+                    launchers[path] = None
+                elif not is_base_file(path):
                     leaves[path] = None
+        elif absolute.is_file() and absolute.suffix == LAUNCHER_SUFFIX:
+            launchers[absolute] = None
+            named[absolute] = None
         elif absolute.is_file():
             # A file named explicitly is checked whatever `include` says, as ruff does.
             (bases if is_base_file(absolute) else leaves)[absolute] = None
@@ -85,5 +99,4 @@ def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
             problems.append(
                 LoadProblem("CL902", "no such file or directory", Span(absolute, 1, 1, 1, 1))
             )
-    return Discovered(tuple(leaves), tuple(bases), tuple(problems), tuple(named))
-
+    return Discovered(tuple(leaves), tuple(bases), tuple(problems), tuple(named), tuple(launchers))

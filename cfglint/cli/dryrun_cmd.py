@@ -184,7 +184,9 @@ def _run_ranks(args: argparse.Namespace, dry_run_here: _DryRun) -> int:
 
     try:
         with progress.bar(
-            not args.json, "dry run: ranks finished", "{task.completed}/{task.total}",
+            not args.json,
+            "dry run: ranks finished",
+            "{task.completed}/{task.total}",
             args.world_size,
         ) as on_rank_done:
             report = dry_run_here(on_rank_done)

@@ -258,8 +258,7 @@ def judge_ranks(
             codes = ", ".join(hit.code for hit in hits.get(outcome.rank, ()))
             verdict.problems.append(
                 f"rank {outcome.rank}: {outcome.error.phase} failed with "
-                f"{outcome.error.type}{ended_by(outcome.error)}"
-                + (f" ({codes})" if codes else "")
+                f"{outcome.error.type}{ended_by(outcome.error)}" + (f" ({codes})" if codes else "")
             )
         elif outcome.phase != "done":
             verdict.problems.append(

@@ -186,8 +186,10 @@ def cannot_run(
         if outcome.wraps or hits.get(outcome.rank):
             continue
         if outcome.error is not None:
-            what = "the model failed to build" if outcome.error.phase == "build" else (
-                "the script failed before any wrap"
+            what = (
+                "the model failed to build"
+                if outcome.error.phase == "build"
+                else ("the script failed before any wrap")
             )
             return (
                 f"{what} (rank {outcome.rank}): {first_line(outcome.error)}"

@@ -64,8 +64,7 @@ def _wrap_line(number: int, wrap: WrapRecord, base: Path) -> str:
         )
     if wrap.is_ddp:
         what = (
-            f"{wrap.type}(device_ids={_ids(wrap.device_ids)}, "
-            f"output_device={wrap.output_device!r})"
+            f"{wrap.type}(device_ids={_ids(wrap.device_ids)}, output_device={wrap.output_device!r})"
         )
     else:
         what = f"no wrapper (returned the {wrap.type})"
@@ -133,8 +132,7 @@ def _result_lines(result: RankResult, report: DryRunReport) -> list[str]:
         lines += [f"{_INDENT}       {line}" for line in rest]
     for hit in report.rule_hits.get(result.rank, ()):
         lines.append(
-            f"{_INDENT}-> {hit.code} catches this statically ({hit.why}); "
-            f"`cfglint rule {hit.code}`"
+            f"{_INDENT}-> {hit.code} catches this statically ({hit.why}); `cfglint rule {hit.code}`"
         )
     if report.entry is not None:
         lines += _entry_lines(result, report.entry.cwd)

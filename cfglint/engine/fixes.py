@@ -161,9 +161,7 @@ def _expectations(plan: Plan, request: FixRequest) -> _Expectations:
         keys = [change.key for change in intent.changes]
         if violation.target is not None:
             for entry in edited:
-                by_file_and_target.setdefault((real(entry.path), violation.target), []).extend(
-                    keys
-                )
+                by_file_and_target.setdefault((real(entry.path), violation.target), []).extend(keys)
         spans = {
             change.span
             for entry in edited

@@ -11,20 +11,31 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from cfglint.discover import LAUNCHER_SUFFIX, walk_files
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate_view
+from cfglint.engine.inheritors import project_root, real
 from cfglint.errors import UserError
 from cfglint.launch.explore import explore
+from cfglint.launch.shell import read_launcher
 from cfglint.loader import Loader
 from cfglint.loader.source import CONFIG_SUFFIXES
+from cfglint.paths import display_path
 from cfglint.rules.base import Rule
-from cfglint.settings import Settings, settings_for
+from cfglint.settings import Settings
 from cfglint.targets import Target
-from cfglint.types import HostFacts, Launch, LaunchView, LoadProblem, ResolvedConfig
+from cfglint.types import (
+    HostFacts,
+    Launch,
+    LauncherFile,
+    LaunchView,
+    LoadProblem,
+    ResolvedConfig,
+)
 
 CONFIG_PLACEHOLDER = "{config}"
 
@@ -105,7 +116,7 @@ class LaunchChecker:
         neutral: HostFacts,
     ) -> None:
         self._loader = loader
-        self._aggregator = aggregator
+        self.aggregator = aggregator
         self._target_for = target_for
         self._rules_for = rules_for
         self._neutral = neutral  # the host assumed while the launch's config is not known
@@ -121,15 +132,15 @@ class LaunchChecker:
                 view = explore(launch, target.host, self._loader, config=config)
         where = view.config or launch.entry
         if view.problems:
-            self._aggregator.add_problems(where, view.problems)
+            self.aggregator.add_problems(where, view.problems)
         stops = _stops(view)
         if stops:
-            self._aggregator.add_problems(where, stops)
+            self.aggregator.add_problems(where, stops)
         resolved = next((w.config for w in view.worlds if w.config is not None), None)
         if target is None or view.config is None or resolved is None:
             return LaunchOutcome(view, target, resolved, error)
         findings = evaluate_view(view, target, self._rules_for(view.config))
-        self._aggregator.add_findings(view.config, target.name, findings)
+        self.aggregator.add_findings(view.config, target.name, findings)
         return LaunchOutcome(view, target, resolved)
 
     def _target(self, config: Path | None, named: bool) -> tuple[Target | None, str | None]:
@@ -155,9 +166,83 @@ def _stops(view: LaunchView) -> tuple[LoadProblem, ...]:
     return tuple(problems.values())
 
 
-def launcher_files(paths: Sequence[Path]) -> list[Path]:
-    return [path for path in paths if path.suffix == ".sh"]
+def read_launchers(launchers: Sequence[Path], named: Sequence[Path]) -> list[LauncherFile]:
+    """The launchers named or found, read from their project's root (where they are run from);
+    and, for an entry script named one by one (pre-commit passes the changed files), the
+    project's launchers that start it: a changed script changes their launches."""
+    files = [read_launcher(path, cwd=project_root(path)) for path in launchers]
+    scripts = {real(path) for path in named if path.suffix == ".py"}
+    if not scripts:
+        return files
+    seen = {real(path) for path in launchers}
+    for root in dict.fromkeys(project_root(path) for path in named if path.suffix == ".py"):
+        for path in walk_files(root, skip_hidden=True, settings_exclude=False):
+            if path.suffix != LAUNCHER_SUFFIX or real(path) in seen:
+                continue
+            seen.add(real(path))
+            found = read_launcher(path, cwd=root)
+            if any(real(launch.entry) in scripts for launch in found.launches):
+                files.append(found)
+    return files
 
 
-def settings_entry_specs(config: Path) -> tuple[EntrySpec, ...]:
-    return settings_entries(settings_for(config))
+@dataclass
+class LaunchResults:
+    """What checking the launches gave, for the rest of the check."""
+
+    views: list[LaunchView] = field(default_factory=list)
+    # The config as the first launch of it hands it to the Runner, and its target.
+    launched: dict[Path, ResolvedConfig] = field(default_factory=dict)
+    targets: dict[Path, str] = field(default_factory=dict)
+    # Every config checked through a launch (whether a path reached the Runner or not): it is
+    # not checked again on its own.
+    covered: set[Path] = field(default_factory=set)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def take(self, config: Path, outcome: LaunchOutcome) -> None:
+        self.views.append(outcome.view)
+        self.covered.add(config)
+        if outcome.error is not None:
+            self.errors.append(outcome.error)
+        if outcome.resolved is not None and outcome.target is not None:
+            self.launched.setdefault(config, outcome.resolved)
+            self.targets.setdefault(config, outcome.target.name)
+
+
+def check_launches(
+    checker: LaunchChecker,
+    launchers: Sequence[LauncherFile],
+    configs: Mapping[Path, ResolvedConfig],
+    entries_for: Callable[[Path], Sequence[EntrySpec]],
+    named: Callable[[Path], bool],
+) -> LaunchResults:
+    """The shell launchers' launches first (their configs are checked as launched there), then
+    every other config as each entry point (`--entry`, `entry-points`) launches it."""
+    results = LaunchResults()
+    for launcher in launchers:
+        if launcher.problems:
+            checker.aggregator.add_problems(launcher.path, launcher.problems)
+        for launch in launcher.launches:
+            outcome = checker.check(launch, None, named=True)
+            config = outcome.view.config
+            if config is None:
+                results.views.append(outcome.view)
+                results.warnings.append(_not_checked(launch, outcome.view))
+                continue
+            results.take(config, outcome)
+    for config, resolved in configs.items():
+        if config in results.covered or "model" not in resolved.root.entries:
+            continue
+        for spec in entries_for(config):
+            results.take(config, checker.check(spec.launch_of(config), config, named(config)))
+    return results
+
+
+def _not_checked(launch: Launch, view: LaunchView) -> str:
+    where = display_path(launch.source.path) if launch.source else display_path(launch.entry)
+    if launch.source is not None:
+        where = f"{where}:{launch.source.line}"
+    endings = [world.ending for world in view.worlds if world.ending]
+    why = endings[0] if endings else "its config is not known statically"
+    return f"{where}: launch of {display_path(launch.entry)} not checked: {why}"

@@ -129,9 +129,7 @@ class ProjectIndex:
             found = list(self._checked_by_file.get(key, ()))
             root = self._root_of(key)
             if root is not None:
-                for candidate in self.indexes.for_root(root).candidates(
-                    key, checkable_only=False
-                ):
+                for candidate in self.indexes.for_root(root).candidates(key, checkable_only=False):
                     if real(candidate) in checked:
                         continue
                     loaded = self.load(candidate)

@@ -9,8 +9,14 @@ from pathlib import Path
 from cfglint.discover import Discovered, discover
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate
-from cfglint.engine.inheritors import InheritanceIndexes, Inheritors
-from cfglint.engine.launches import EntrySpec, LaunchChecker, settings_entries
+from cfglint.engine.inheritors import InheritanceIndexes, Inheritors, real
+from cfglint.engine.launches import (
+    EntrySpec,
+    LaunchChecker,
+    check_launches,
+    read_launchers,
+    settings_entries,
+)
 from cfglint.engine.selection import NoqaIndex, Selection
 from cfglint.errors import UserError
 from cfglint.loader import Loader
@@ -21,6 +27,7 @@ from cfglint.settings import Settings, declared_choice, settings_for, target_cho
 from cfglint.targets import Target, TargetRegistry
 from cfglint.types import (
     HostFacts,
+    LauncherFile,
     LaunchView,
     LoadFailure,
     LoadResult,
@@ -178,15 +185,16 @@ def run_check(
         aggregator.add_problems(problem.span.path, [problem])
 
     indexes = indexes or InheritanceIndexes()
-    entry_scripts = _entry_scripts(request)
+    launchers = read_launchers(discovered.launchers, discovered.named)
+    entry_scripts = _entry_scripts(request, launchers)
     if entry_scripts:
+        # An entry script is a program, never a config.
         discovered = replace(
-            discovered, leaves=tuple(p for p in discovered.leaves if p not in entry_scripts)
+            discovered, leaves=tuple(p for p in discovered.leaves if real(p) not in entry_scripts)
         )
     resolved = _load_configs(discovered, loader, aggregator, progress, indexes)
     found_leaves = set(discovered.leaves)
     targets = Registries()
-    target_of: dict[Path, str] = {}
 
     def rules_for(config: Path) -> list[Rule]:
         # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
@@ -197,26 +205,20 @@ def run_check(
         return targets.for_config(config, request.cli_target, settings_for(config), named=named)
 
     checker = LaunchChecker(loader, aggregator, target_for, rules_for, NEUTRAL_HOST)
-    views: list[LaunchView] = []
-    launched: dict[Path, ResolvedConfig] = {}
-    for leaf, config in list(resolved.items()):
-        if is_fragment(config):
-            continue
-        specs = request.entries or settings_entries(settings_for(leaf))
-        for spec in specs:
-            outcome = checker.check(spec.launch_of(leaf), leaf, named=leaf in found_leaves)
-            views.append(outcome.view)
-            if outcome.error is not None:
-                errors.append(outcome.error)
-            if outcome.resolved is not None and outcome.target is not None:
-                launched.setdefault(leaf, outcome.resolved)
-                target_of[leaf] = outcome.target.name
-        if specs and leaf not in launched:
-            # No path of any launch reached the Runner: what stopped it is reported.
-            resolved.pop(leaf)
-    resolved.update(launched)
+    launched = check_launches(
+        checker,
+        launchers,
+        resolved,
+        lambda config: request.entries or settings_entries(settings_for(config)),
+        lambda config: config in found_leaves,
+    )
+    errors.extend(launched.errors)
+    for covered in launched.covered:
+        resolved.pop(covered, None)  # what stopped a launch short of the Runner is reported
+    resolved.update(launched.launched)
+    target_of: dict[Path, str] = dict(launched.targets)
     for leaf, config in resolved.items():
-        if is_fragment(config) or leaf in target_of or config.overlay:
+        if is_fragment(config) or leaf in target_of:
             continue
         try:
             target = target_for(leaf, leaf in found_leaves)
@@ -239,8 +241,9 @@ def run_check(
         if violation.code in WARNING_CODES:
             violation = replace(violation, severity="warning")
         kept.append(violation)
-    warnings = [*noqa.warnings]
-    if not discovered.leaves and not discovered.bases and not discovered.problems:
+    warnings = [*noqa.warnings, *launched.warnings]
+    nothing_found = not (discovered.leaves or discovered.bases or discovered.launchers)
+    if nothing_found and not discovered.problems:
         warnings.append("no config files found under the given paths")
     elif resolved and not target_of and not errors:
         warnings.append(
@@ -253,19 +256,20 @@ def run_check(
         resolved,
         target_of,
         tuple(warnings),
-        tuple(views),
+        tuple(launched.views),
     )
 
 
 NEUTRAL_HOST = HostFacts(mmengine_device="cpu", cuda=False)
 
 
-def _entry_scripts(request: CheckRequest) -> set[Path]:
-    """Entry scripts the command runs configs with: never checked as configs themselves."""
-    specs = list(request.entries)
+def _entry_scripts(request: CheckRequest, launchers: list[LauncherFile]) -> set[Path]:
+    """Entry scripts the command runs configs with (by real path): never checked as configs."""
+    scripts = [spec.script for spec in request.entries]
+    scripts.extend(launch.entry for launcher in launchers for launch in launcher.launches)
     for path in request.paths:
         try:
-            specs.extend(settings_entries(settings_for(path)))
+            scripts.extend(spec.script for spec in settings_entries(settings_for(path)))
         except UserError:
             continue  # reported where the settings are used
-    return {spec.script for spec in specs}
+    return {real(script) for script in scripts}

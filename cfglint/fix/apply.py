@@ -34,9 +34,7 @@ def apply_text_edits(source: str, edits: Sequence[TextEdit]) -> str:
     for start, end, _index, edit in located:
         if start < cursor:
             assert previous is not None
-            raise OverlappingEditsError(
-                f"edits overlap at {_where(previous)} and {_where(edit)}"
-            )
+            raise OverlappingEditsError(f"edits overlap at {_where(previous)} and {_where(edit)}")
         pieces.append(text[cursor:start])
         pieces.append(edit.content)
         cursor = end

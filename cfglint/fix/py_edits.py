@@ -108,8 +108,7 @@ class PyEditor:
         found = self._expressions().entry_of(node)
         if found is None:
             raise FixNotApplicable(
-                f"the value at {where} is not an entry of a dict(...) or {{...}}: "
-                "remove it by hand"
+                f"the value at {where} is not an entry of a dict(...) or {{...}}: remove it by hand"
             )
         view, index = found
         return removal_edits(self.context.doc, _container(view), [index])
@@ -295,8 +294,10 @@ def _insert_statements(context: _Context, module: cst.Module, statements: list[s
         # No base to merge over: append at the end, one blank line after the last statement.
         text = doc.text
         if text.strip() == "":
-            return doc.edit(0, len(text), block + newline) if not text else doc.edit(
-                len(text), len(text), block + newline
+            return (
+                doc.edit(0, len(text), block + newline)
+                if not text
+                else doc.edit(len(text), len(text), block + newline)
             )
         if not text.endswith(("\n", "\r")):
             return doc.edit(len(text), len(text), newline + newline + block)

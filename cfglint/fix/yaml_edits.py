@@ -129,9 +129,11 @@ class _YamlEditor:
         if removals:
             if len(removals) == len(pairs) and not node.flow_style:
                 raise FixNotApplicable(f"removing every key would leave `{'.'.join(path)}` null")
-            edits.extend(removal_edits(self.doc, box, removals) if node.flow_style else [
-                self._remove_block(pairs[index]) for index in removals
-            ])
+            edits.extend(
+                removal_edits(self.doc, box, removals)
+                if node.flow_style
+                else [self._remove_block(pairs[index]) for index in removals]
+            )
         if missing:
             edits.extend(self._insert(node, without(self.doc, box, removals), missing))
         return edits

@@ -1153,7 +1153,9 @@ def _with_unknown_words(plain: object, origin: Origin, launch: Launch) -> Val:
             origin,
         )
     if holds_placeholder(plain):
-        return UnknownNode(str(plain), "a word the launcher sets from its environment", origin)
+        return UnknownNode(
+            str(plain), "a word the launcher leaves to its caller or its environment", origin
+        )
     return from_py(plain, origin)
 
 

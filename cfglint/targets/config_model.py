@@ -113,4 +113,3 @@ def json_schema(target: Target) -> JsonSchema:
     """The JSON Schema `cfglint targets NAME --json-schema` prints."""
     schema = config_model(target).model_json_schema()
     return {"$schema": JSON_SCHEMA_DIALECT, **schema}
-

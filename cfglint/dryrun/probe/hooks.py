@@ -242,9 +242,7 @@ class Hooks:
                 log.loaded_configs.append(
                     {
                         "file": str(arguments.get("filename")),
-                        "model_wrapper_cfg": model_view.plain_data(
-                            loaded.get("model_wrapper_cfg")
-                        ),
+                        "model_wrapper_cfg": model_view.plain_data(loaded.get("model_wrapper_cfg")),
                     }
                 )
             return loaded
