@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cfglint.discover import LAUNCHER_SUFFIX, walk_files
@@ -166,24 +166,54 @@ def _stops(view: LaunchView) -> tuple[LoadProblem, ...]:
     return tuple(problems.values())
 
 
-def read_launchers(launchers: Sequence[Path], named: Sequence[Path]) -> list[LauncherFile]:
-    """The launchers named or found, read from their project's root (where they are run from);
-    and, for an entry script named one by one (pre-commit passes the changed files), the
-    project's launchers that start it: a changed script changes their launches."""
-    files = [read_launcher(path, cwd=project_root(path)) for path in launchers]
-    scripts = {real(path) for path in named if path.suffix == ".py"}
-    if not scripts:
-        return files
+@dataclass(frozen=True, slots=True)
+class ProjectLaunchers:
+    """The launchers of the projects being checked, read before any config is loaded."""
+
+    named: tuple[LauncherFile, ...]  # named or found under the paths: every launch is checked
+    # The other launchers of the projects: a launch of theirs is checked when it starts a
+    # config being checked, or an entry script named on the command line.
+    others: tuple[LauncherFile, ...]
+
+    def entry_scripts(self) -> set[Path]:
+        return {
+            real(launch.entry)
+            for launcher in (*self.named, *self.others)
+            for launch in launcher.launches
+        }
+
+    def relevant(self, configs: set[Path], named: set[Path]) -> list[LauncherFile]:
+        """The launchers to check, each with the launches that concern this check."""
+        chosen = list(self.named)
+        for launcher in self.others:
+            launches = tuple(
+                launch
+                for launch in launcher.launches
+                if real(launch.entry) in named or _guess(launch) in configs
+            )
+            if launches:
+                chosen.append(replace(launcher, launches=launches, problems=()))
+        return chosen
+
+
+def read_launchers(paths: Sequence[Path], launchers: Sequence[Path]) -> ProjectLaunchers:
+    """The launchers named or found, each read from its project's root (where it is run from),
+    and every other launcher of the projects the paths are in: a config is checked as the
+    project launches it, however it was named (a folder, a file, pre-commit's changed files)."""
+    named = [read_launcher(path, cwd=project_root(path)) for path in launchers]
     seen = {real(path) for path in launchers}
-    for root in dict.fromkeys(project_root(path) for path in named if path.suffix == ".py"):
+    others: list[LauncherFile] = []
+    for root in dict.fromkeys(project_root(path) for path in paths):
         for path in walk_files(root, skip_hidden=True, settings_exclude=False):
-            if path.suffix != LAUNCHER_SUFFIX or real(path) in seen:
-                continue
-            seen.add(real(path))
-            found = read_launcher(path, cwd=root)
-            if any(real(launch.entry) in scripts for launch in found.launches):
-                files.append(found)
-    return files
+            if path.suffix == LAUNCHER_SUFFIX and real(path) not in seen:
+                seen.add(real(path))
+                others.append(read_launcher(path, cwd=root))
+    return ProjectLaunchers(tuple(named), tuple(others))
+
+
+def _guess(launch: Launch) -> Path | None:
+    found = config_in_arguments(launch)
+    return None if found is None else real(found)
 
 
 @dataclass

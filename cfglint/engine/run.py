@@ -13,6 +13,7 @@ from cfglint.engine.inheritors import InheritanceIndexes, Inheritors, real
 from cfglint.engine.launches import (
     EntrySpec,
     LaunchChecker,
+    ProjectLaunchers,
     check_launches,
     read_launchers,
     settings_entries,
@@ -27,7 +28,6 @@ from cfglint.settings import Settings, declared_choice, settings_for, target_cho
 from cfglint.targets import Target, TargetRegistry
 from cfglint.types import (
     HostFacts,
-    LauncherFile,
     LaunchView,
     LoadFailure,
     LoadResult,
@@ -185,7 +185,7 @@ def run_check(
         aggregator.add_problems(problem.span.path, [problem])
 
     indexes = indexes or InheritanceIndexes()
-    launchers = read_launchers(discovered.launchers, discovered.named)
+    launchers = read_launchers(request.paths, discovered.launchers)
     entry_scripts = _entry_scripts(request, launchers)
     if entry_scripts:
         # An entry script is a program, never a config.
@@ -205,9 +205,10 @@ def run_check(
         return targets.for_config(config, request.cli_target, settings_for(config), named=named)
 
     checker = LaunchChecker(loader, aggregator, target_for, rules_for, NEUTRAL_HOST)
+    named_files = {real(path) for path in discovered.named}
     launched = check_launches(
         checker,
-        launchers,
+        launchers.relevant({real(path) for path in resolved}, named_files),
         resolved,
         lambda config: request.entries or settings_entries(settings_for(config)),
         lambda config: config in found_leaves,
@@ -263,10 +264,10 @@ def run_check(
 NEUTRAL_HOST = HostFacts(mmengine_device="cpu", cuda=False)
 
 
-def _entry_scripts(request: CheckRequest, launchers: list[LauncherFile]) -> set[Path]:
+def _entry_scripts(request: CheckRequest, launchers: ProjectLaunchers) -> set[Path]:
     """Entry scripts the command runs configs with (by real path): never checked as configs."""
     scripts = [spec.script for spec in request.entries]
-    scripts.extend(launch.entry for launcher in launchers for launch in launcher.launches)
+    scripts.extend(launchers.entry_scripts())
     for path in request.paths:
         try:
             scripts.extend(spec.script for spec in settings_entries(settings_for(path)))
