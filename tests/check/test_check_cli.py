@@ -9,14 +9,19 @@ from pathlib import Path
 import pytest
 from helpers import EXAMPLES, REPO_ROOT, run_cli, run_cli_on_a_terminal
 
+# The two T20 configs are started by the launchers in scripts/: they are checked as the entry
+# scripts hand them to the Runner (the first script overwrites model_wrapper_cfg without
+# device_ids; the second calls init_dist itself; neither imports torch_gcu.transfer_to_gcu).
 EXPECTED_EXAMPLES = [
     ("configs/_base_/default_runtime.py", 11, 21, "CL301"),
     ("configs/_base_/default_runtime.py", 13, 27, "CL101"),
-    ("configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py", 7, 12, "CL102"),
-    ("configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py", 11, 21, "CL201"),
     ("configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp.py", 9, 16, "CL201"),
     ("configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp.py", 10, 19, "CL202"),
     ("configs/gcu_smoke/toy_gcu_smoke.py", 1, 1, "CL201"),
+    ("scripts/train_8card_gcu_v1.py", 9, 1, "CL401"),
+    ("scripts/train_8card_gcu_v1.py", 32, 9, "CL102"),
+    ("scripts/train_distributed_8card_gcu.py", 11, 1, "CL401"),
+    ("scripts/train_distributed_8card_gcu.py", 45, 29, "CL201"),
 ]
 
 
@@ -45,7 +50,10 @@ def test_examples_show_every_seed_failure_at_its_line(examples: Path) -> None:
     # The CUDA config shares the base but is clean, and is named nowhere.
     assert "cuda/train_toy_cuda_8card.py" not in result.stdout
     assert "applies to 2 configs" in result.stdout
-    assert result.stdout.endswith("Found 7 errors.\n[*] 6 fixable with the `--fix` option.\n")
+    assert result.stdout.endswith(
+        "Found 9 errors.\n[*] 6 fixable with the `--fix` option (2 hidden fixes can be enabled "
+        "with the `--unsafe-fixes` option).\n"
+    )
     assert result.stderr == ""
 
 
@@ -70,7 +78,7 @@ def test_json_output_lists_configs_and_targets(examples: Path) -> None:
 def test_cli_target_beats_settings(examples: Path) -> None:
     cuda = run_cli("check", "--target", "cuda", "configs", cwd=examples)
     assert cuda.exit_code == 1
-    # the seed-000 config pins device_ids=[0] for every rank; the ported smoke test uses gloo
+    # the first attempt pins device_ids=[0] for every rank; the ported smoke test uses gloo
     assert [(Path(d[0]).name, d[3]) for d in _diagnostic_lines(cuda.stdout)] == [
         ("train_dinov3_mmrs1m_t20_gcu_8card_ddp.py", "CL203"),
         ("toy_gcu_smoke.py", "CL101"),
@@ -88,7 +96,7 @@ def test_select_ignore_statistics_exit_zero(examples: Path) -> None:
     rows = [line.split("\t") for line in stats.stdout.splitlines()]
     rows = [row for row in rows if row[0].strip().isdigit()]
     counts = {code: int(count) for count, code, *_ in rows}
-    assert counts == {"CL101": 1, "CL102": 1, "CL201": 3, "CL202": 1, "CL301": 1}
+    assert counts == {"CL101": 1, "CL102": 1, "CL201": 3, "CL202": 1, "CL301": 1, "CL401": 2}
     assert run_cli("check", "--exit-zero", cwd=examples).exit_code == 0
     assert run_cli("check", "--select", "XX1", cwd=examples).exit_code == 2
 
@@ -133,6 +141,7 @@ def test_statistics_as_json(examples: Path) -> None:
     assert result.exit_code == 1
     assert json.loads(result.stdout) == [
         {"code": "CL201", "name": "ddp-device-ids", "count": 3, "fixable": True},
+        {"code": "CL401", "name": "accelerator-not-seen", "count": 2, "fixable": False},
         {"code": "CL101", "name": "dist-backend", "count": 1, "fixable": True},
         {"code": "CL102", "name": "launcher-init-dist", "count": 1, "fixable": False},
         {"code": "CL202", "name": "ddp-output-device", "count": 1, "fixable": True},

@@ -14,14 +14,20 @@ from project_tree import snapshot
 
 SEED_001 = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py"
 SEED_000 = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp.py"
+# The entry script scripts/start_8card_training.sh starts SEED_001 with: it overwrites the
+# config's model_wrapper_cfg, so that is where device_ids=None goes.
+SCRIPT = "scripts/train_distributed_8card_gcu.py"
+SCRIPT_V1 = "scripts/train_8card_gcu_v1.py"
 SMOKE = "configs/gcu_smoke/toy_gcu_smoke.py"
 CUDA = "configs/cuda/train_toy_cuda_8card.py"
 RUNTIME = "configs/_base_/default_runtime.py"
 
 # What `cfglint fix` must write, byte for byte: the CUDA leaf shares the runtime base, so the
-# base stays as it is and each T20 leaf gets an override that MMEngine merges over it.
+# base stays as it is and each T20 leaf gets an override that MMEngine merges over it. The
+# entry script sets SEED_001's model_wrapper_cfg itself: the config's own is never used, and
+# the fix goes into the script.
 FIXED_SEED_001 = """\
-# DINOv3 fine-tuning on MMRS-1M, 8 x T20 GCU (the seed-001 config).
+# DINOv3 fine-tuning on MMRS-1M, 8 x T20 GCU, as the team wrote it for the T20 port.
 _base_ = [
     '../_base_/default_runtime.py',
     '../_base_/models/toy_backbone.py',
@@ -37,15 +43,23 @@ model_wrapper_cfg = dict(
     type='MMDistributedDataParallel',
     find_unused_parameters=False,
     broadcast_buffers=False,
-    device_ids=None,
 )
 
 train_cfg = dict(type='IterBasedTrainLoop', max_iters=40000, val_interval=4000)
 work_dir = './work_dirs/dinov3_mmrs1m_t20_gcu_8card'
 """
 
+FIXED_SCRIPT_WRAPPER = """\
+    cfg.model_wrapper_cfg = dict(
+        type='MMDistributedDataParallel',
+        find_unused_parameters=False,
+        broadcast_buffers=False,
+        device_ids=None,
+    )
+"""
+
 FIXED_SEED_000 = """\
-# The same job with the wrapper copied from a CUDA config (the seed-000 config).
+# The same job with the wrapper copied from a CUDA config (the first attempt).
 _base_ = [
     '../_base_/default_runtime.py',
     '../_base_/models/toy_backbone.py',
@@ -95,18 +109,20 @@ def examples(tmp_path: Path) -> Path:
 def test_fix_rewrites_exactly_the_t20_leaves(examples: Path) -> None:
     before = snapshot(examples)
     result = run_cli("fix", cwd=examples)
-    # CL102 has no automatic fix: the entry point must create the process group.
+    # Left: CL102 has no automatic fix (the entry script calls init_dist itself); CL401's fix
+    # (the vendor import) is unsafe.
     assert result.exit_code == 1, result.stderr
     assert "Fixed 6 errors." in result.stdout
     assert [
         line.split(": ")[1].split()[0] for line in result.stdout.splitlines() if ": CL" in line
-    ] == ["CL102"]
+    ] == ["CL401", "CL102", "CL401"]
     after = snapshot(examples)
     changed = sorted(name for name in after if after[name] != before[name])
-    assert changed == sorted([SEED_001, SEED_000, SMOKE])
+    assert changed == sorted([SEED_001, SEED_000, SMOKE, SCRIPT])
     assert (examples / SEED_001).read_text(encoding="utf-8") == FIXED_SEED_001
     assert (examples / SEED_000).read_text(encoding="utf-8") == FIXED_SEED_000
     assert (examples / SMOKE).read_text(encoding="utf-8") == FIXED_SMOKE
+    assert FIXED_SCRIPT_WRAPPER in (examples / SCRIPT).read_text(encoding="utf-8")
     # The CUDA leaf and everything it inherits are untouched (checked by the snapshot above).
     assert after[CUDA] == before[CUDA] and after[RUNTIME] == before[RUNTIME]
 
@@ -114,17 +130,14 @@ def test_fix_rewrites_exactly_the_t20_leaves(examples: Path) -> None:
     assert snapshot(examples) == after  # a second fix changes nothing
     assert "Fixed" not in again.stdout
 
-    # Once the entry point creates the process group, the launcher line is suppressed.
-    leaf = examples / SEED_001
-    leaf.write_text(
-        leaf.read_text(encoding="utf-8").replace(
-            "launcher = 'pytorch'", "launcher = 'pytorch'  # cfglint: noqa: CL102"
-        ),
-        encoding="utf-8",
-    )
-    clean = run_cli("check", cwd=examples)
-    assert clean.exit_code == 0, clean.stdout
-    assert "All checks passed!" in clean.stdout
+    # With the vendor import in both scripts, MMEngine sees the GCU: init_dist works there.
+    unsafe = run_cli("fix", "--unsafe-fixes", cwd=examples)
+    assert unsafe.exit_code == 0, unsafe.stdout
+    assert "All checks passed!" in unsafe.stdout
+    for script in (SCRIPT, SCRIPT_V1):
+        text = (examples / script).read_text(encoding="utf-8")
+        assert "from torch_gcu import transfer_to_gcu  # noqa: F401\n" in text
+    assert run_cli("check", cwd=examples).exit_code == 0
 
 
 def test_mmengine_loads_the_fixed_leaves_with_the_target_values(examples: Path) -> None:
@@ -153,7 +166,8 @@ def test_mmengine_loads_the_fixed_leaves_with_the_target_values(examples: Path) 
         values = loaded[leaf]
         assert values["backend"] == "gloo"
         assert values["cudnn"] is False
-        assert values["wrapper"]["device_ids"] is None
+        if leaf != SEED_001:  # its wrapper comes from the entry script, fixed there
+            assert values["wrapper"]["device_ids"] is None
         assert values["wrapper"].get("output_device") is None
         # merged from the base, not lost by the override
         assert values["mp"] == {"mp_start_method": "fork", "opencv_num_threads": 0}
@@ -207,7 +221,16 @@ def test_json_output_carries_the_edits(examples: Path) -> None:
             "filename": str(examples / SEED_000),
         }
     ]
-    assert by_code[("train_dinov3_mmrs1m_t20_gcu_8card.py", "CL102")]["fix"] is None
+    assert by_code[("train_8card_gcu_v1.py", "CL102")]["fix"] is None
+    wrapper = by_code[("train_distributed_8card_gcu.py", "CL201")]
+    assert wrapper["fix"]["edits"] == [
+        {
+            "content": "        device_ids=None,\n",
+            "location": {"row": 49, "column": 1},
+            "end_location": {"row": 49, "column": 1},
+            "filename": str(examples / SCRIPT),
+        }
+    ]
 
 
 def test_unsafe_fixes_need_the_flag(examples: Path) -> None:
@@ -247,7 +270,8 @@ def test_fixing_one_leaf_never_edits_a_base_that_a_cuda_config_shares(examples: 
     before = snapshot(examples)
     run_cli("fix", SEED_001, cwd=examples)
     after = snapshot(examples)
-    assert sorted(name for name in after if after[name] != before[name]) == [SEED_001]
+    # Checked as its launcher starts it: the entry script's override is fixed too.
+    assert sorted(name for name in after if after[name] != before[name]) == [SEED_001, SCRIPT]
     assert (examples / SEED_001).read_text(encoding="utf-8") == FIXED_SEED_001
 
 
@@ -258,7 +282,8 @@ def test_target_flag_applies_to_the_named_configs_only(examples: Path) -> None:
     assert result.exit_code == 1, result.stderr
     assert "Fixed 5 errors." in result.stdout
     after = snapshot(examples)
-    assert sorted(name for name in after if after[name] != before[name]) == [SEED_001, SEED_000]
+    changed = sorted(name for name in after if after[name] != before[name])
+    assert changed == [SEED_001, SEED_000, SCRIPT]
     assert after[SEED_001] == FIXED_SEED_001.encode()
     assert after[SEED_000] == FIXED_SEED_000.encode()
 
