@@ -9,6 +9,7 @@ config as the Runner gets it, and on what the script does on the way.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from collections.abc import Callable, Mapping, Sequence
@@ -26,7 +27,7 @@ from cfglint.loader import Loader
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import display_path
 from cfglint.rules.base import Rule
-from cfglint.settings import Settings
+from cfglint.settings import Settings, settings_for
 from cfglint.targets import Target
 from cfglint.types import (
     HostFacts,
@@ -209,6 +210,15 @@ def read_launchers(paths: Sequence[Path], launchers: Sequence[Path]) -> ProjectL
                 seen.add(real(path))
                 others.append(read_launcher(path, cwd=root))
     return ProjectLaunchers(tuple(named), tuple(others))
+
+
+def project_entry_scripts(root: Path) -> set[Path]:
+    """The entry scripts a project launches configs with (by real path): those its launchers
+    start and its settings' `entry-points` name."""
+    scripts = read_launchers((root,), ()).entry_scripts()
+    with contextlib.suppress(UserError):  # a broken setting is reported by the check itself
+        scripts.update(real(spec.script) for spec in settings_entries(settings_for(root)))
+    return scripts
 
 
 def _guess(launch: Launch) -> Path | None:

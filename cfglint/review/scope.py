@@ -12,6 +12,7 @@ import os
 import re
 from pathlib import Path
 
+from cfglint.engine.launches import project_entry_scripts
 from cfglint.errors import UserError
 from cfglint.review.diff import PullRequestDiff
 
@@ -19,12 +20,10 @@ from cfglint.review.diff import PullRequestDiff
 # folder.
 DEFAULT_FILES = r"(^|/)configs?/.*\.(py|ya?ml|json)$"
 
-# SEAM(launch): launches whose entry script or launcher changed. When `cfglint check` accepts
-# shell launchers and entry scripts (docs/launches.md), set this to (".sh", ".py"): the changed
-# files with these suffixes then go to the check like any other path, and a changed file that is
-# neither a config nor a launch is simply not reported on. Until then the check would read a
-# `.sh` file as a config (CL902), so none are passed.
-LAUNCH_SUFFIXES: tuple[str, ...] = ()
+# Launches whose launcher or entry script changed (docs/launches.md): a changed shell launcher,
+# and a changed `.py` file that the project's launchers or `entry-points` start, go to the check
+# too; the check then reviews the configs as those launches run them.
+LAUNCHER_SUFFIX = ".sh"
 
 
 def files_pattern(text: str) -> re.Pattern[str]:
@@ -36,8 +35,13 @@ def files_pattern(text: str) -> re.Pattern[str]:
 
 def files_to_check(repo: Path, diff: PullRequestDiff, pattern: re.Pattern[str]) -> tuple[Path, ...]:
     chosen = []
+    scripts: set[Path] | None = None
     for name in sorted(diff.files):
-        is_launch = bool(LAUNCH_SUFFIXES) and name.endswith(LAUNCH_SUFFIXES)
+        is_launch = name.endswith(LAUNCHER_SUFFIX)
+        if not is_launch and name.endswith(".py") and pattern.search(name) is None:
+            if scripts is None:
+                scripts = project_entry_scripts(repo)
+            is_launch = Path(os.path.realpath(repo / name)) in scripts
         wanted = pattern.search(name) is not None or is_launch
         path = repo / name
         if wanted and path.is_file() and is_inside(path, repo):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from review.pr_repo import commit, new_repo
 
 from cfglint.review import scope
@@ -20,6 +19,7 @@ def _changed(tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
             "configs/b.yaml": "x: 1\n",
             "tools/train.py": "print()\n",
             "tools/dist_train.sh": "torchrun tools/train.py\n",
+            "tools/util.py": "print()\n",
             "docs/notes.md": "y\n",
         },
     )
@@ -29,14 +29,8 @@ def _changed(tmp_path: Path) -> tuple[Path, tuple[str, ...]]:
     return repo, tuple(path.relative_to(repo).as_posix() for path in chosen)
 
 
-def test_the_changed_configs_by_the_hook_s_pattern(tmp_path: Path) -> None:
-    assert _changed(tmp_path)[1] == ("configs/a.py", "configs/b.yaml")
-
-
-def test_the_launch_seam_adds_changed_launchers_and_entry_scripts(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(scope, "LAUNCH_SUFFIXES", (".sh", ".py"))
+def test_changed_configs_launchers_and_the_entry_scripts_they_start(tmp_path: Path) -> None:
+    """Not tools/util.py: no launcher starts it, so it is no launch's entry script."""
     assert _changed(tmp_path)[1] == (
         "configs/a.py",
         "configs/b.yaml",
