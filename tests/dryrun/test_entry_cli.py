@@ -46,8 +46,14 @@ def entry(
     env: dict[str, str] | None = None,
 ) -> CliResult:
     return run_cli(
-        "dryrun", "--entry", script, *options, "--", *script_args,
-        cwd=cwd, env=env or environment(),
+        "dryrun",
+        "--entry",
+        script,
+        *options,
+        "--",
+        *script_args,
+        cwd=cwd,
+        env=env or environment(),
     )
 
 
@@ -98,7 +104,12 @@ def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
 def seed_001_run(tmp_path_factory: pytest.TempPathFactory) -> CliResult:
     work = tmp_path_factory.mktemp("work")
     return entry(
-        "train_gcu_8card.py", CONFIG, "--launcher", "pytorch", "--work-dir", work,
+        "train_gcu_8card.py",
+        CONFIG,
+        "--launcher",
+        "pytorch",
+        "--work-dir",
+        work,
         options=("--world-size", "2"),
     )
 
@@ -115,8 +126,9 @@ def test_a_script_overriding_model_wrapper_cfg_fails_on_every_rank_with_mmengine
     )
     assert said.endswith("` (Python code) in 2 process(es), up to where training would start")
     # The target is the one the config among the script's arguments declares.
-    assert "dry run of the entry script for target t20-gcu (device 'gcu'), 2 rank(s)" in (
-        result.stdout.splitlines()[0]
+    assert (
+        "dry run of the entry script for target t20-gcu (device 'gcu'), 2 rank(s)"
+        in (result.stdout.splitlines()[0])
     )
     blocks = rank_blocks(result.stdout)
     assert sorted(blocks) == [0, 1]
@@ -173,14 +185,25 @@ def fixed_run(tmp_path_factory: pytest.TempPathFactory) -> FixedRun:
     folder_before, site_before = _snapshot(folder), _snapshot(site_packages)
     digest = hashlib.sha256(script.read_bytes()).hexdigest()
     result = entry(
-        script, SCRIPTS / CONFIG, "--launcher", "pytorch", "--work-dir", work,
+        script,
+        SCRIPTS / CONFIG,
+        "--launcher",
+        "pytorch",
+        "--work-dir",
+        work,
         options=("--json",),
         cwd=folder,
         env=environment(TMPDIR=str(temporary)),
     )
     return FixedRun(
-        result, script, digest, folder_before, _snapshot(folder), site_before,
-        _snapshot(site_packages), temporary,
+        result,
+        script,
+        digest,
+        folder_before,
+        _snapshot(folder),
+        site_before,
+        _snapshot(site_packages),
+        temporary,
     )
 
 
@@ -220,7 +243,12 @@ def test_the_fixed_script_wraps_on_cpu_on_every_rank_and_stops_before_training(
 
 def test_the_fixed_script_in_text_says_no_training_step_ran(tmp_path: Path) -> None:
     result = entry(
-        "train_gcu_8card_fixed.py", CONFIG, "--launcher", "pytorch", "--work-dir", tmp_path,
+        "train_gcu_8card_fixed.py",
+        CONFIG,
+        "--launcher",
+        "pytorch",
+        "--work-dir",
+        tmp_path,
         options=("--world-size", "1"),
     )
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -285,7 +313,12 @@ def test_a_failing_rewrap_by_the_script_is_reported_with_the_scripts_own_line(
     tmp_path: Path,
 ) -> None:
     result = entry(
-        "train_rewrap.py", CONFIG, "--work-dir", tmp_path, "--device-ids", "rank0",
+        "train_rewrap.py",
+        CONFIG,
+        "--work-dir",
+        tmp_path,
+        "--device-ids",
+        "rank0",
     )
     assert result.exit_code == 1, result.stdout + result.stderr
     for rank, block in rank_blocks(result.stdout).items():
@@ -308,7 +341,12 @@ def test_a_failing_rewrap_by_the_script_is_reported_with_the_scripts_own_line(
 
 def test_a_passing_rewrap_by_the_script_is_what_training_would_use(tmp_path: Path) -> None:
     result = entry(
-        "train_rewrap.py", CONFIG, "--work-dir", tmp_path, "--device-ids", "none",
+        "train_rewrap.py",
+        CONFIG,
+        "--work-dir",
+        tmp_path,
+        "--device-ids",
+        "none",
         options=("--json",),
     )
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -331,7 +369,11 @@ def test_a_device_plugin_imported_first_still_comes_before_torch_and_mmengine(
     tmp_path: Path,
 ) -> None:
     result = entry(
-        "train_plugin_first.py", CONFIG, "--work-dir", tmp_path, options=("--world-size", "1"),
+        "train_plugin_first.py",
+        CONFIG,
+        "--work-dir",
+        tmp_path,
+        options=("--world-size", "1"),
     )
     # fake_gcu_plugin raises if torch or mmengine was imported before it.
     assert "imported before the device plug-in" not in result.stdout
@@ -505,7 +547,12 @@ def test_a_config_among_the_arguments_without_a_target_is_the_usual_no_target_er
 
 def test_target_on_the_command_line_beats_the_configs(tmp_path: Path) -> None:
     result = entry(
-        "train_gcu_8card_fixed.py", CONFIG, "--launcher", "pytorch", "--work-dir", tmp_path,
+        "train_gcu_8card_fixed.py",
+        CONFIG,
+        "--launcher",
+        "pytorch",
+        "--work-dir",
+        tmp_path,
         options=("--target", "cpu", "--world-size", "1", "--json"),
     )
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -517,12 +564,30 @@ def test_target_on_the_command_line_beats_the_configs(tmp_path: Path) -> None:
 def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> None:
     (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None\n")
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO_ROOT}")
-    result = run_cli(
-        "dryrun", "--entry", "train_gcu_8card.py", "--", CONFIG, cwd=SCRIPTS, env=env
-    )
+    result = run_cli("dryrun", "--entry", "train_gcu_8card.py", "--", CONFIG, cwd=SCRIPTS, env=env)
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "cfglint: error: the dry run needs torch, which is not installed: "
         "pip install 'cfglint[dryrun]'"
     ]
 
+
+def test_the_examples_launch_fails_on_every_rank_then_passes_after_cfglint_fix(
+    tmp_path: Path,
+) -> None:
+    """The README's flow on a copy of the examples: the team's script overwrites the wrapper."""
+    project = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, project, ignore=shutil.ignore_patterns("__pycache__", "work_dirs"))
+    script = "scripts/train_distributed_8card_gcu.py"
+    args = ("configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py", "--launcher", "pytorch")
+    env = dict(os.environ, PYTHONPATH=".")
+    before = entry(script, *args, cwd=project, env=env)
+    assert before.exit_code == 1, before.stdout + before.stderr
+    for rank, block in rank_blocks(before.stdout).items():
+        assert DDP_ERROR.format(rank=rank) in block
+    fixed = run_cli("fix", "scripts/start_8card_training.sh", cwd=project)
+    assert "Fixed 3 errors." in fixed.stdout, fixed.stdout + fixed.stderr
+    after = entry(script, *args, cwd=project, env=env)
+    assert after.exit_code == 0, after.stdout + after.stderr
+    assert CPU_WARNING in after.stdout
+    assert "stopped at Runner.train: no training step ran" in after.stdout

@@ -314,3 +314,39 @@ def test_a_fix_on_a_path_the_check_does_not_keep_lands_in_the_script(
     assert "dict(type='MMDistributedDataParallel', device_ids=None)" in (
         project / "train.py"
     ).read_text(encoding="utf-8")
+
+
+def test_a_shell_launcher_is_resolved_and_its_launch_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`CONFIG_FILE=...` and `--launcher pytorch` in the launcher; no process group in the
+    script: MMEngine's init_dist runs, CL102 at the line that sets the launcher."""
+    project = _project(tmp_path, "pass\n")
+    script = project / "train.py"
+    script.write_text(
+        script.read_text(encoding="utf-8").replace(
+            "    if not dist.is_initialized():\n        dist.init_process_group(backend='gloo')\n",
+            "",
+        ),
+        encoding="utf-8",
+    )
+    (project / "start.sh").write_text(
+        "#!/usr/bin/env bash\n"
+        "CONFIG_FILE=configs/leaf.py\n"
+        "export PYTHONPATH=.:$PYTHONPATH\n"
+        "torchrun --nproc_per_node=8 train.py $CONFIG_FILE \\\n"
+        "    --launcher pytorch 2>&1 | tee train.log\n",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(project)
+    code = main(["check", "--target", "cpu", "start.sh"])
+    out = capsys.readouterr().out
+    line = _line_of(project, "cfg.launcher = args.launcher")
+    assert code == 1
+    assert f"train.py:{line}:20: CL102 `launcher='pytorch'`" in out
+    assert "= applies to 1 config: configs/leaf.py" in out
+    # The config alone (no launcher named, but the project's launcher starts it): the same.
+    # The project is the settings' folder (without settings: the git work tree).
+    (project / "pyproject.toml").write_text("[tool.cfglint]\n", encoding="utf-8")
+    code = main(["check", "--target", "cpu", "configs/leaf.py"])
+    assert code == 1 and f"train.py:{line}:20: CL102" in capsys.readouterr().out
