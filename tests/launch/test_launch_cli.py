@@ -338,6 +338,8 @@ def test_a_shell_launcher_is_resolved_and_its_launch_checked(
         "    --launcher pytorch 2>&1 | tee train.log\n",
         encoding="utf-8",
     )
+    # The project is the settings' folder (without settings: the git work tree).
+    (project / "pyproject.toml").write_text("[tool.cfglint]\n", encoding="utf-8")
     monkeypatch.chdir(project)
     code = main(["check", "--target", "cpu", "start.sh"])
     out = capsys.readouterr().out
@@ -346,7 +348,5 @@ def test_a_shell_launcher_is_resolved_and_its_launch_checked(
     assert f"train.py:{line}:20: CL102 `launcher='pytorch'`" in out
     assert "= applies to 1 config: configs/leaf.py" in out
     # The config alone (no launcher named, but the project's launcher starts it): the same.
-    # The project is the settings' folder (without settings: the git work tree).
-    (project / "pyproject.toml").write_text("[tool.cfglint]\n", encoding="utf-8")
     code = main(["check", "--target", "cpu", "configs/leaf.py"])
     assert code == 1 and f"train.py:{line}:20: CL102" in capsys.readouterr().out
