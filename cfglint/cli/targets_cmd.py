@@ -35,8 +35,36 @@ def _describe(target: Target) -> str:
             else " (MMEngine does not know it: get_device() is 'cpu')"
         ),
         f"  defined in: {', '.join(str(path) for path in target.sources)}",
+        *_host_lines(target),
         "  checks:",
+        *_check_lines(target),
     ]
+    variant = target.with_vendor_import
+    vendor = target.host.vendor_import
+    if variant is not None and vendor is not None:
+        lines.append(f"  checks once `{vendor.modules[0]}` is imported before mmengine:")
+        lines.extend(_check_lines(variant))
+    return "\n".join(lines) + "\n"
+
+
+def _host_lines(target: Target) -> list[str]:
+    host = target.host
+    cuda = "work" if host.cuda else "fail"
+    lines = [f"  host: MMEngine resolves {host.mmengine_device!r}; torch.cuda calls {cuda}"]
+    vendor = host.vendor_import
+    if vendor is not None:
+        lines.append(
+            f"  vendor import: `{vendor.statement.split('#')[0].strip()}` before mmengine: "
+            f"MMEngine resolves {vendor.mmengine_device!r}; torch.cuda calls "
+            f"{'work' if vendor.cuda else 'fail'}"
+        )
+        if target.assumes:
+            lines.append(f"  assumes: {target.assumes}")
+    return lines
+
+
+def _check_lines(target: Target) -> list[str]:
+    lines = []
     for key, policy in target.keys.items():
         if policy.allowed is not None:
             allowed = "one of " + ", ".join(repr(v) for v in policy.allowed)
@@ -48,8 +76,9 @@ def _describe(target: Target) -> str:
         if policy.fix is not None:
             what = "remove the key" if policy.fix.remove else f"write {policy.fix.value!r}"
             fix = f"fix: {what} ({'safe' if policy.fix.safe else 'unsafe'})"
-        lines.append(f"    {policy.rule}  {key}: {allowed}; {fix}")
-    return "\n".join(lines) + "\n"
+        assumes = f"; assuming {policy.assumes}" if policy.assumes else ""
+        lines.append(f"    {policy.rule}  {key}: {allowed}; {fix}{assumes}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,7 +23,12 @@ def evaluate(
         if found is None:  # the target does not check this rule: it cannot fail there
             continue
         key, policy = found
-        yield from rule.check(RuleContext(config, target, key, policy, launch))
+        findings = rule.check(RuleContext(config, target, key, policy, launch))
+        if not policy.assumes:
+            yield from findings
+            continue
+        for finding in findings:
+            yield replace(finding, message=f"{finding.message} (assuming {policy.assumes})")
 
 
 def seen_on_path(world: LaunchWorld, target: Target) -> Target:

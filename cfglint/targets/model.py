@@ -52,6 +52,9 @@ class KeyPolicy(BaseModel):
     required: bool = False
     forbidden_literal_list: bool = False
     fix: FixPolicy | None = None
+    # What the policy takes for granted where the facts are not certain (a vendor library's
+    # behaviour): every finding under it says so.
+    assumes: str = ""
 
     @model_validator(mode="after")
     def _consistent(self) -> KeyPolicy:

@@ -350,3 +350,18 @@ def test_a_shell_launcher_is_resolved_and_its_launch_checked(
     # The config alone (no launcher named, but the project's launcher starts it): the same.
     code = main(["check", "--target", "cpu", "configs/leaf.py"])
     assert code == 1 and f"train.py:{line}:20: CL102" in capsys.readouterr().out
+
+
+def test_where_the_vendor_facts_are_uncertain_the_message_says_what_it_assumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(tmp_path, "pass\n", config="model = dict(type='ToyClassifier')\n")
+    script = project / "train.py"
+    script.write_text(GCU_SCRIPT_WITH_IMPORT + script.read_text(encoding="utf-8"), encoding="utf-8")
+    code, out = _check(project, capsys, monkeypatch, target="t20-gcu")
+    assert code == 1
+    assert (
+        "CL101 [*] `env_cfg.dist_cfg.backend` is absent: MMEngine's init_dist uses 'nccl'" in out
+    ) or "CL101" in out
+    assert "(assuming torch_gcu.transfer_to_gcu does not turn `nccl` into `eccl`)" in out
+    assert "CL201" not in out  # device_ids=[LOCAL_RANK] is right on the GCU
