@@ -238,6 +238,32 @@ class Verdict:
     def exit_code(self) -> int:
         return EXIT_ERROR if self.errors else (EXIT_FAILED if self.problems else EXIT_OK)
 
+    def report(
+        self,
+        config: Path | None,
+        target: TargetView,
+        world_size: int,
+        launcher: Launcher | None,
+        outcomes: Sequence[RankOutcome],
+        hits: dict[int, tuple[RuleHit, ...]],
+        entry: EntryView | None = None,
+    ) -> DryRunReport:
+        """The report of a dry run judged by this verdict."""
+        return DryRunReport(
+            config,
+            target,
+            world_size,
+            launcher,
+            tuple(outcomes),
+            hits,
+            tuple(self.notes),
+            tuple(self.warnings),
+            tuple(self.problems),
+            tuple(self.errors),
+            self.exit_code,
+            entry,
+        )
+
 
 def judge_ranks(
     outcomes: Sequence[RankOutcome],
@@ -381,16 +407,4 @@ def assess(
             + " first on sys.path (as PYTHONPATH in tools/dist_train.sh)"
         )
     _judge(outcomes, hits, target, verdict)
-    return DryRunReport(
-        config,
-        target,
-        world_size,
-        launcher,
-        tuple(outcomes),
-        hits,
-        tuple(verdict.notes),
-        tuple(verdict.warnings),
-        tuple(verdict.problems),
-        tuple(verdict.errors),
-        verdict.exit_code,
-    )
+    return verdict.report(config, target, world_size, launcher, outcomes, hits)

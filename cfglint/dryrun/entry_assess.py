@@ -244,17 +244,4 @@ def assess_entry(
             # A failure the script caught and went on from is not one that ended the rank.
             judge_ranks(outcomes, hits, target, fit, verdict)
             judge_devices(results, target, fit, verdict)
-    return DryRunReport(
-        entry.config,
-        target,
-        world_size,
-        None,
-        tuple(outcomes),
-        hits,
-        tuple(verdict.notes),
-        tuple(verdict.warnings),
-        tuple(verdict.problems),
-        tuple(verdict.errors),
-        verdict.exit_code,
-        entry,
-    )
+    return verdict.report(entry.config, target, world_size, None, outcomes, hits, entry)

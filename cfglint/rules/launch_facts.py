@@ -4,35 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.launch.script_objects import MMENGINE_PACKAGES
 from cfglint.types import LaunchWorld, Origin, ScriptEvent, ScriptEventKind, Span, UnknownNode
-
-MMENGINE_TOPS = frozenset(
-    {
-        "mmengine",
-        "mmcv",
-        "mmdet",
-        "mmseg",
-        "mmpretrain",
-        "mmcls",
-        "mmpose",
-        "mmocr",
-        "mmaction",
-        "mmagic",
-        "mmedit",
-        "mmrotate",
-        "mmyolo",
-        "mmtrack",
-        "mmdet3d",
-        "mmflow",
-        "mmfewshot",
-        "mmselfsup",
-        "mmrazor",
-        "mmdeploy",
-        "mmgen",
-        "mmhuman3d",
-        "mmpl",
-    }
-)
 
 
 def events(world: LaunchWorld, kind: ScriptEventKind) -> Iterator[ScriptEvent]:
@@ -57,7 +30,7 @@ def group_before_runner(world: LaunchWorld) -> bool:
 def first_mmengine_import(world: LaunchWorld) -> ScriptEvent | None:
     """The import that imports mmengine first: MMEngine decides its device right then."""
     for event in events(world, "import"):
-        if event.name.split(".")[0] in MMENGINE_TOPS:
+        if event.name.split(".")[0] in MMENGINE_PACKAGES:
             return event
     return None
 
