@@ -60,7 +60,7 @@ def test_a_base_broken_by_a_syntax_error_fails_every_config_inheriting_it(
         base.write("oops = (\n")
     result = run_cli("check", MODEL_BASE, cwd=examples)
     assert result.exit_code == 2, result.stdout + result.stderr
-    assert f"{MODEL_BASE}:10:8: CL901 syntax error: '(' was never closed" in result.stdout
+    assert f"{MODEL_BASE}:21:8: CL901 syntax error: '(' was never closed" in result.stdout
     assert "= applies to 4 configs: " in result.stdout
     assert "All checks passed!" not in result.stdout
 
@@ -88,7 +88,7 @@ def test_a_base_named_with_one_of_its_leaves_still_checks_the_others(examples: P
     alone = run_cli("check", BASE, cwd=examples)
     together = run_cli("check", BASE, CUDA_LEAF, cwd=examples)
     assert alone.exit_code == together.exit_code == 1
-    assert "Found 7 errors." in alone.stdout
+    assert "Found 9 errors." in alone.stdout
     assert together.stdout == alone.stdout
 
 

@@ -27,6 +27,9 @@ GIT_IDENTITY = {
 BASE = "configs/_base_/default_runtime.py"
 MODEL_BASE = "configs/_base_/models/toy_backbone.py"
 LEAF = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py"
+DDP_LEAF = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp.py"
+# scripts/start_8card_training.sh starts LEAF with this script, which sets the wrapper itself.
+SCRIPT = "scripts/train_distributed_8card_gcu.py"
 SMOKE = "configs/gcu_smoke/toy_gcu_smoke.py"
 CUDA_LEAF = "configs/cuda/train_toy_cuda_8card.py"
 
@@ -84,8 +87,9 @@ def hooks_repo(tmp_path_factory: pytest.TempPathFactory, env: dict[str, str]) ->
 def project(tmp_path: Path, env: dict[str, str], hooks_repo: tuple[Path, str]) -> Path:
     """A user's repository: the example config tree, committed, with both hooks configured.
 
-    CL102 (the launcher) has no automatic fix: this team ignores it in the hook arguments, the
-    way a user narrows a hook, so that fixing everything else leaves a clean tree.
+    CL102 (init_dist in an entry script) has no automatic fix and CL401's (the vendor import) is
+    unsafe: this team ignores both in the hook arguments, the way a user narrows a hook, so that
+    fixing everything else leaves a clean tree.
     """
     root = tmp_path / "project"
     shutil.copytree(EXAMPLES, root)
@@ -98,7 +102,9 @@ def project(tmp_path: Path, env: dict[str, str], hooks_repo: tuple[Path, str]) -
 
 def _write_config(root: Path, hooks_repo: tuple[Path, str], hook_ids: tuple[str, ...]) -> None:
     repo, rev = hooks_repo
-    hooks = "".join(f"      - id: {hook}\n        args: [--ignore, CL102]\n" for hook in hook_ids)
+    hooks = "".join(
+        f"      - id: {hook}\n        args: [--ignore, 'CL102,CL401']\n" for hook in hook_ids
+    )
     config = f"repos:\n  - repo: {repo}\n    rev: {rev}\n    hooks:\n{hooks}"
     (root / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
 
@@ -121,15 +127,16 @@ def test_try_repo_check_fails_and_lists_the_violations(
 def test_fix_hook_rewrites_the_files_and_the_next_run_passes(
     project: Path, env: dict[str, str]
 ) -> None:
-    before = (project / LEAF).read_text(encoding="utf-8")
+    before = (project / SCRIPT).read_text(encoding="utf-8")
     fixed = _run(_pre_commit("run", "cfglint-fix", "--all-files"), project, env)
     assert fixed.exit_code == 1, fixed.output
     assert "files were modified by this hook" in fixed.output
-    after = (project / LEAF).read_text(encoding="utf-8")
+    # LEAF's wrapper is the entry script's: fixed there, though pre-commit named configs only.
+    after = (project / SCRIPT).read_text(encoding="utf-8")
     assert "device_ids=None" in after and "device_ids=None" not in before
     # The shared base is also used by a CUDA config: its values are overridden in the leaves.
     changed = _git(project, env, "diff", "--name-only").split()
-    assert sorted(changed) == sorted([LEAF, LEAF.replace(".py", "_ddp.py"), SMOKE])
+    assert sorted(changed) == sorted([LEAF, DDP_LEAF, SMOKE, SCRIPT])
     again = _run(_pre_commit("run", "--all-files"), project, env)
     assert again.exit_code == 0, again.output
     assert "Passed" in again.output and "Failed" not in again.output
@@ -168,9 +175,10 @@ def test_a_commit_touching_only_a_base_file_flags_the_leaves(
     )
     commit = _commit(clean_project, env, MODEL_BASE)
     assert commit.exit_code == 1, commit.output
-    assert f"{MODEL_BASE}:11:74: CL202 [*] `output_device=0`" in commit.output
-    # pre-commit passed the base file only; the finding names the leaves that inherit it.
-    assert f"  = applies to 2 configs: {LEAF}, {SMOKE}\n" in commit.output
+    assert f"{MODEL_BASE}:22:74: CL202 [*] `output_device=0`" in commit.output
+    # pre-commit passed the base file only; the finding names the leaves that inherit it and
+    # use that wrapper (LEAF's entry script sets its own, DDP_LEAF its own output_device).
+    assert f"  = applies to 1 config: {SMOKE}\n" in commit.output
     assert _git(clean_project, env, "log", "--format=%s", "-1").strip() == "fixed"
 
 
@@ -178,7 +186,7 @@ def test_a_commit_breaking_a_base_file_fails(clean_project: Path, env: dict[str,
     _append(clean_project / MODEL_BASE, "oops = (\n")
     commit = _commit(clean_project, env, MODEL_BASE)
     assert commit.exit_code == 1, commit.output
-    assert f"{MODEL_BASE}:10:8: CL901 syntax error: '(' was never closed" in commit.output
+    assert f"{MODEL_BASE}:21:8: CL901 syntax error: '(' was never closed" in commit.output
     # Every config inheriting the base fails to load: all four are named.
     assert "  = applies to 4 configs: " in commit.output
     assert _git(clean_project, env, "log", "--format=%s", "-1").strip() == "fixed"
@@ -196,7 +204,7 @@ def test_a_commit_of_a_base_and_one_of_its_leaves_checks_the_other_leaves(
     commit = _commit(clean_project, env, BASE, CUDA_LEAF)
     assert commit.exit_code == 1, commit.output
     assert f"{BASE}:" in commit.output and "CL202 [*] `output_device=0`" in commit.output
-    assert f"  = applies to 2 configs: {LEAF}, {SMOKE}\n" in commit.output
+    assert f"  = applies to 1 config: {SMOKE}\n" in commit.output
 
 
 def test_a_commit_changing_a_leaf_flags_the_leaves_built_on_it(
@@ -204,23 +212,23 @@ def test_a_commit_changing_a_leaf_flags_the_leaves_built_on_it(
 ) -> None:
     """OpenMMLab's `_base_ = './x_1x.py'` chains: the config inheriting the changed one is
     checked too, though it lies in no `_base_` folder and the commit does not touch it."""
-    child = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_long.py"
+    child = "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp_long.py"
     (clean_project / child).write_text(
-        "_base_ = './train_dinov3_mmrs1m_t20_gcu_8card.py'\n"
+        "_base_ = './train_dinov3_mmrs1m_t20_gcu_8card_ddp.py'\n"
         "train_cfg = dict(type='IterBasedTrainLoop', max_iters=80000, val_interval=4000)\n",
         encoding="utf-8",
     )
     _git(clean_project, env, "add", child)
     _git(clean_project, env, "commit", "-q", "-m", "a longer schedule", "--no-verify")
-    leaf = clean_project / LEAF
+    leaf = clean_project / DDP_LEAF
     leaf.write_text(
         leaf.read_text(encoding="utf-8").replace("device_ids=None", "device_ids=[0]", 1),
         encoding="utf-8",
     )
-    commit = _commit(clean_project, env, LEAF)
+    commit = _commit(clean_project, env, DDP_LEAF)
     assert commit.exit_code == 1, commit.output
-    assert f"{LEAF}:" in commit.output and "CL201 [*] `device_ids=[0]`" in commit.output
-    assert f"  = applies to 2 configs: {LEAF}, {child}\n" in commit.output
+    assert f"{DDP_LEAF}:" in commit.output and "CL201 [*] `device_ids=[0]`" in commit.output
+    assert f"  = applies to 2 configs: {DDP_LEAF}, {child}\n" in commit.output
 
 
 def test_a_lazy_config_is_skipped_with_a_warning_and_does_not_block_the_commit(
