@@ -37,7 +37,9 @@ def run_cli(
     return CliResult(completed.returncode, completed.stdout, completed.stderr)
 
 
-def run_cli_on_a_terminal(*args: str | Path, cwd: Path, stdout_file: Path) -> tuple[int, str, str]:
+def run_cli_on_a_terminal(
+    *args: str | Path, cwd: Path, stdout_file: Path
+) -> tuple[int, str, str]:
     """Run ``cfglint`` with stderr on a pseudo-terminal (where progress is drawn) and stdout
     redirected to a file, as in ``cfglint ... > report.txt`` typed at a terminal.
 

@@ -181,7 +181,8 @@ def test_diff_writes_nothing_and_exits_1(examples: Path) -> None:
     assert f"--- a/{SEED_000}\n+++ b/{SEED_000}\n" in result.stdout
     assert (
         "-    device_ids=[0],\n-    output_device=0,\n"
-        "+    device_ids=None,\n+    output_device=None,\n" in result.stdout
+        "+    device_ids=None,\n+    output_device=None,\n"
+        in result.stdout
     )
     run_cli("fix", cwd=examples)
     after_fix = run_cli("check", "--diff", cwd=examples)

@@ -248,7 +248,9 @@ def test_a_model_spanning_several_devices_is_reported_with_what_ddp_requires() -
         "a model only with device_ids=None written out in model_wrapper_cfg (left out, "
         "Runner.wrap_model passes device_ids=[LOCAL_RANK])"
     ) in text
-    assert "rank 1: parameters span several devices {cuda:0, cuda:1}: DDP accepts such a " in (text)
+    assert "rank 1: parameters span several devices {cuda:0, cuda:1}: DDP accepts such a " in (
+        text
+    )
     assert "this config sets [1]" in text
 
 
@@ -314,4 +316,7 @@ def test_a_rank_process_that_exits_non_zero_after_its_result_is_never_ok() -> No
     result = wrapped(0, ("cpu",), ("cpu",), device="cpu")
     report, text = judge(CPU, dataclasses.replace(result, process_exit_code=9))
     assert report.exit_code == 1
-    assert "problem: rank 0: the rank process exited with code 9 after writing its result" in (text)
+    assert "problem: rank 0: the rank process exited with code 9 after writing its result" in (
+        text
+    )
+

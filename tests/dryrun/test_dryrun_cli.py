@@ -337,7 +337,9 @@ def test_a_folder_is_not_a_config_file() -> None:
 def test_a_timeout_that_is_not_a_sane_number_of_seconds_is_a_usage_error(timeout: str) -> None:
     result = dryrun(SEED_001, "--target", "cpu", "--timeout", timeout)
     assert result.exit_code == 2
-    assert "--timeout: must be a number of seconds more than 0 and at most 86400" in (result.stderr)
+    assert "--timeout: must be a number of seconds more than 0 and at most 86400" in (
+        result.stderr
+    )
     assert "this executes" not in result.stderr
 
 

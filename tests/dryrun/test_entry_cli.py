@@ -46,14 +46,8 @@ def entry(
     env: dict[str, str] | None = None,
 ) -> CliResult:
     return run_cli(
-        "dryrun",
-        "--entry",
-        script,
-        *options,
-        "--",
-        *script_args,
-        cwd=cwd,
-        env=env or environment(),
+        "dryrun", "--entry", script, *options, "--", *script_args,
+        cwd=cwd, env=env or environment(),
     )
 
 
@@ -104,12 +98,7 @@ def _snapshot(folder: Path) -> dict[str, tuple[int, int]]:
 def seed_001_run(tmp_path_factory: pytest.TempPathFactory) -> CliResult:
     work = tmp_path_factory.mktemp("work")
     return entry(
-        "train_gcu_8card.py",
-        CONFIG,
-        "--launcher",
-        "pytorch",
-        "--work-dir",
-        work,
+        "train_gcu_8card.py", CONFIG, "--launcher", "pytorch", "--work-dir", work,
         options=("--world-size", "2"),
     )
 
@@ -126,9 +115,8 @@ def test_a_script_overriding_model_wrapper_cfg_fails_on_every_rank_with_mmengine
     )
     assert said.endswith("` (Python code) in 2 process(es), up to where training would start")
     # The target is the one the config among the script's arguments declares.
-    assert (
-        "dry run of the entry script for target t20-gcu (device 'gcu'), 2 rank(s)"
-        in (result.stdout.splitlines()[0])
+    assert "dry run of the entry script for target t20-gcu (device 'gcu'), 2 rank(s)" in (
+        result.stdout.splitlines()[0]
     )
     blocks = rank_blocks(result.stdout)
     assert sorted(blocks) == [0, 1]
@@ -185,25 +173,14 @@ def fixed_run(tmp_path_factory: pytest.TempPathFactory) -> FixedRun:
     folder_before, site_before = _snapshot(folder), _snapshot(site_packages)
     digest = hashlib.sha256(script.read_bytes()).hexdigest()
     result = entry(
-        script,
-        SCRIPTS / CONFIG,
-        "--launcher",
-        "pytorch",
-        "--work-dir",
-        work,
+        script, SCRIPTS / CONFIG, "--launcher", "pytorch", "--work-dir", work,
         options=("--json",),
         cwd=folder,
         env=environment(TMPDIR=str(temporary)),
     )
     return FixedRun(
-        result,
-        script,
-        digest,
-        folder_before,
-        _snapshot(folder),
-        site_before,
-        _snapshot(site_packages),
-        temporary,
+        result, script, digest, folder_before, _snapshot(folder), site_before,
+        _snapshot(site_packages), temporary,
     )
 
 
@@ -243,12 +220,7 @@ def test_the_fixed_script_wraps_on_cpu_on_every_rank_and_stops_before_training(
 
 def test_the_fixed_script_in_text_says_no_training_step_ran(tmp_path: Path) -> None:
     result = entry(
-        "train_gcu_8card_fixed.py",
-        CONFIG,
-        "--launcher",
-        "pytorch",
-        "--work-dir",
-        tmp_path,
+        "train_gcu_8card_fixed.py", CONFIG, "--launcher", "pytorch", "--work-dir", tmp_path,
         options=("--world-size", "1"),
     )
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -313,12 +285,7 @@ def test_a_failing_rewrap_by_the_script_is_reported_with_the_scripts_own_line(
     tmp_path: Path,
 ) -> None:
     result = entry(
-        "train_rewrap.py",
-        CONFIG,
-        "--work-dir",
-        tmp_path,
-        "--device-ids",
-        "rank0",
+        "train_rewrap.py", CONFIG, "--work-dir", tmp_path, "--device-ids", "rank0",
     )
     assert result.exit_code == 1, result.stdout + result.stderr
     for rank, block in rank_blocks(result.stdout).items():
@@ -341,12 +308,7 @@ def test_a_failing_rewrap_by_the_script_is_reported_with_the_scripts_own_line(
 
 def test_a_passing_rewrap_by_the_script_is_what_training_would_use(tmp_path: Path) -> None:
     result = entry(
-        "train_rewrap.py",
-        CONFIG,
-        "--work-dir",
-        tmp_path,
-        "--device-ids",
-        "none",
+        "train_rewrap.py", CONFIG, "--work-dir", tmp_path, "--device-ids", "none",
         options=("--json",),
     )
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -369,11 +331,7 @@ def test_a_device_plugin_imported_first_still_comes_before_torch_and_mmengine(
     tmp_path: Path,
 ) -> None:
     result = entry(
-        "train_plugin_first.py",
-        CONFIG,
-        "--work-dir",
-        tmp_path,
-        options=("--world-size", "1"),
+        "train_plugin_first.py", CONFIG, "--work-dir", tmp_path, options=("--world-size", "1"),
     )
     # fake_gcu_plugin raises if torch or mmengine was imported before it.
     assert "imported before the device plug-in" not in result.stdout
@@ -547,12 +505,7 @@ def test_a_config_among_the_arguments_without_a_target_is_the_usual_no_target_er
 
 def test_target_on_the_command_line_beats_the_configs(tmp_path: Path) -> None:
     result = entry(
-        "train_gcu_8card_fixed.py",
-        CONFIG,
-        "--launcher",
-        "pytorch",
-        "--work-dir",
-        tmp_path,
+        "train_gcu_8card_fixed.py", CONFIG, "--launcher", "pytorch", "--work-dir", tmp_path,
         options=("--target", "cpu", "--world-size", "1", "--json"),
     )
     assert result.exit_code == 0, result.stdout + result.stderr
@@ -564,7 +517,9 @@ def test_target_on_the_command_line_beats_the_configs(tmp_path: Path) -> None:
 def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> None:
     (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None\n")
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO_ROOT}")
-    result = run_cli("dryrun", "--entry", "train_gcu_8card.py", "--", CONFIG, cwd=SCRIPTS, env=env)
+    result = run_cli(
+        "dryrun", "--entry", "train_gcu_8card.py", "--", CONFIG, cwd=SCRIPTS, env=env
+    )
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "cfglint: error: the dry run needs torch, which is not installed: "

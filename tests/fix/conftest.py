@@ -25,3 +25,4 @@ def _fixed(name: str, source: str, changes: Sequence[KeyChange]) -> str:
 @pytest.fixture
 def fixed() -> Fixer:
     return _fixed
+

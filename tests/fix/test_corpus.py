@@ -21,7 +21,9 @@ CHANGES = [
 def _configs() -> list[Path]:
     """Every `.py` file of the corpus, bases included (downloaded once, like the other corpus
     tests)."""
-    return sorted(path for root in ensure_corpus().config_roots for path in root.rglob("*.py"))
+    return sorted(
+        path for root in ensure_corpus().config_roots for path in root.rglob("*.py")
+    )
 
 
 def _check(path: Path, changes: list[KeyChange]) -> bool:

@@ -45,12 +45,14 @@ def test_smoke_config_without_wrapper_gets_one_after_its_base_block() -> None:
     result = apply_text_edits(source, edits)
     base_end = source.index("]\n") + 2
     assert result == (
-        source[:base_end] + "\nmodel_wrapper_cfg = dict(\n"
+        source[:base_end]
+        + "\nmodel_wrapper_cfg = dict(\n"
         "    type='MMDistributedDataParallel',\n"
         "    broadcast_buffers=False,\n"
         "    find_unused_parameters=False,\n"
         "    device_ids=None,\n"
-        ")\n" + source[base_end:]
+        ")\n"
+        + source[base_end:]
     )
     assert check_still_valid(path, result) is None
 

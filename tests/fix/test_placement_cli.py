@@ -347,7 +347,8 @@ def test_a_leaf_inherited_by_a_config_of_another_target_is_not_changed(tmp_path:
     assert "Fixed" not in result.stdout and "Found 1 error." in result.stdout
     assert snapshot(tmp_path) == before
     assert (
-        "cfglint: warning: l0.py: fix reverted: it would also change `env_cfg.dist_cfg` of l1.py\n"
+        "cfglint: warning: l0.py: fix reverted: it would also change `env_cfg.dist_cfg` of "
+        "l1.py\n"
     ) in result.stderr
 
 
@@ -368,7 +369,9 @@ def test_a_fix_in_a_leaf_that_another_config_inherits(
         "runner_type = 'FlexibleRunner'\n"
         "strategy = dict(type='DeepSpeedStrategy')\n"
     )
-    root = write_tree(tmp_path, {"configs/leaf.py": leaf, "configs/leaf_ds.py": child})
+    root = write_tree(
+        tmp_path, {"configs/leaf.py": leaf, "configs/leaf_ds.py": child}
+    )
     before = snapshot(root)
     result = run_cli("fix", "--target", "t20-gcu", "configs/leaf.py", cwd=root)
     after = snapshot(root)
@@ -376,7 +379,9 @@ def test_a_fix_in_a_leaf_that_another_config_inherits(
         assert result.exit_code == 0, result.stdout + result.stderr
         assert changed_files(before, after) == ["configs/leaf.py"]
         assert "Fixed 1 error." in result.stdout
-        assert _load_in_mmengine(root / "configs/leaf.py", "model_wrapper_cfg.device_ids") == [None]
+        assert _load_in_mmengine(root / "configs/leaf.py", "model_wrapper_cfg.device_ids") == [
+            None
+        ]
     else:
         assert result.exit_code == 1, result.stdout + result.stderr
         assert changed_files(before, after) == []

@@ -280,10 +280,8 @@ def test_bom_is_kept_and_not_counted_in_columns(fixed: Fixer) -> None:
         ("env_cfg = dict(a=1)\nenv_cfg.update(b=2)\n", "plain assignment"),
         ("env_cfg = dict(a=1)\nenv_cfg['dist_cfg'] = dict()\n", "plain assignment"),
         ("if True:\n    env_cfg = dict()\n", "block"),
-        (
-            "from mmengine.config import read_base\nwith read_base():\n    from .a import *\n",
-            "lazy import",
-        ),
+        ("from mmengine.config import read_base\nwith read_base():\n    from .a import *\n",
+         "lazy import"),
         ("env_cfg = dict(a=1\n", "does not parse"),
     ],
 )

@@ -46,9 +46,7 @@ def test_yaml_add_remove_and_nested_missing_path(fixed: Fixer) -> None:
         KeyChange(("launcher",), "pytorch"),
         KeyChange(("default_scope",), "mmpretrain"),
     ]
-    assert (
-        fixed("a.yaml", YAML, changes)
-        == """\
+    assert fixed("a.yaml", YAML, changes) == """\
 # runtime (运行时)
 env_cfg:
   cudnn_benchmark: true  # 加速
@@ -66,7 +64,6 @@ model_wrapper_cfg:
 launcher: pytorch
 default_scope: mmpretrain
 """
-    )
 
 
 def test_yaml_crlf_and_bom(fixed: Fixer) -> None:
@@ -110,9 +107,7 @@ def test_json_set_add_and_remove_keep_indentation(fixed: Fixer) -> None:
         KeyChange(("env_cfg", "mp_cfg"), {"mp_start_method": "fork"}),
         KeyChange(("launcher",), "pytorch"),
     ]
-    assert (
-        fixed("a.json", JSON, changes)
-        == """\
+    assert fixed("a.json", JSON, changes) == """\
 {
     "env_cfg": {
         "cudnn_benchmark": true,
@@ -128,7 +123,6 @@ def test_json_set_add_and_remove_keep_indentation(fixed: Fixer) -> None:
     "launcher": "pytorch"
 }
 """
-    )
 
 
 def test_json_one_line_object_and_crlf(fixed: Fixer) -> None:

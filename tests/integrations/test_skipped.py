@@ -121,4 +121,6 @@ def test_force_exclude_applies_exclude_to_named_files(tmp_path: Path) -> None:
     for path in ("configs/legacy/old.py", "configs/legacy"):
         forced = run_cli("check", "--force-exclude", path, cwd=root)
         assert (forced.exit_code, forced.stdout) == (0, ""), forced.stderr
-        assert forced.stderr == ("cfglint: warning: no config files found under the given paths\n")
+        assert forced.stderr == (
+            "cfglint: warning: no config files found under the given paths\n"
+        )

@@ -16,7 +16,7 @@ class DryrunTiny(BaseModel):
         super().__init__(data_preprocessor=data_preprocessor)
         self.linear = nn.Linear(2, 2)
 
-    def forward(self, inputs, data_samples=None, mode="tensor"):
+    def forward(self, inputs, data_samples=None, mode='tensor'):
         return self.linear(inputs)
 
 
@@ -33,7 +33,7 @@ class HangsOnRank1WhileBuilding(DryrunTiny):
 
     def __init__(self) -> None:
         super().__init__()
-        if os.environ["RANK"] == "1":
+        if os.environ['RANK'] == '1':
             time.sleep(600)
 
 
@@ -41,7 +41,7 @@ class HangsOnRank1WhileBuilding(DryrunTiny):
 class DiesWhileBuilding(DryrunTiny):
     def __init__(self) -> None:
         super().__init__()
-        print("rank going down hard", flush=True)
+        print('rank going down hard', flush=True)
         os._exit(3)
 
 

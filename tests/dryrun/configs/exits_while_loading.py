@@ -2,4 +2,4 @@ import sys
 
 default_scope = None
 sys.exit(0)
-model = dict(type="DryrunTiny")
+model = dict(type='DryrunTiny')

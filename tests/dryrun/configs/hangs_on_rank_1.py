@@ -1,5 +1,5 @@
 default_scope = None
-custom_imports = dict(imports=["dryrun_fault_models"], allow_failed_imports=False)
-env_cfg = dict(dist_cfg=dict(backend="gloo"))
-model_wrapper_cfg = dict(type="MMDistributedDataParallel", device_ids=None)
-model = dict(type="HangsOnRank1WhileBuilding")
+custom_imports = dict(imports=['dryrun_fault_models'], allow_failed_imports=False)
+env_cfg = dict(dist_cfg=dict(backend='gloo'))
+model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)
+model = dict(type='HangsOnRank1WhileBuilding')

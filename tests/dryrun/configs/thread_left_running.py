@@ -3,4 +3,4 @@
 import threading
 import time
 
-threading.Thread(target=time.sleep, args=(600,), name="left-running").start()
+threading.Thread(target=time.sleep, args=(600,), name='left-running').start()

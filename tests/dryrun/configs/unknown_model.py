@@ -1,2 +1,2 @@
 default_scope = None
-model = dict(type="NoSuchModel")
+model = dict(type='NoSuchModel')

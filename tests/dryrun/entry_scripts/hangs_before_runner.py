@@ -8,11 +8,11 @@ from mmengine.config import Config
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("config")
+    parser.add_argument('config')
     args = parser.parse_args()
     Config.fromfile(args.config)
     time.sleep(600)
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     main()

@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 subprocess.Popen(
-    [sys.executable, "-c", "import time; time.sleep(300)", "cfglint-entry-left-behind"],
+    [sys.executable, '-c', 'import time; time.sleep(300)', 'cfglint-entry-left-behind'],
     stdin=subprocess.DEVNULL,
 )
 sys.exit(0)

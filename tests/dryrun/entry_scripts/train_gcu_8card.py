@@ -9,10 +9,10 @@ from mmengine.runner import Runner
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description="Train on 8 x T20 GCU")
-    parser.add_argument("config")
-    parser.add_argument("--launcher", choices=["none", "pytorch"], default="none")
-    parser.add_argument("--work-dir")
+    parser = argparse.ArgumentParser(description='Train on 8 x T20 GCU')
+    parser.add_argument('config')
+    parser.add_argument('--launcher', choices=['none', 'pytorch'], default='none')
+    parser.add_argument('--work-dir')
     return parser.parse_args()
 
 
@@ -23,15 +23,15 @@ def main():
     if args.work_dir:
         cfg.work_dir = args.work_dir
     cfg.model_wrapper_cfg = dict(
-        type="MMDistributedDataParallel",
+        type='MMDistributedDataParallel',
         find_unused_parameters=False,
         broadcast_buffers=False,
     )
     if not dist.is_initialized():
-        dist.init_process_group("gloo")
+        dist.init_process_group('gloo')
     runner = Runner.from_cfg(cfg)
     runner.train()
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     main()

@@ -12,15 +12,15 @@ from mmengine.runner import Runner
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("config")
-    parser.add_argument("--work-dir")
+    parser.add_argument('config')
+    parser.add_argument('--work-dir')
     args = parser.parse_args()
     cfg = Config.fromfile(args.config)
     cfg.work_dir = args.work_dir
-    dist.init_process_group("gloo")
+    dist.init_process_group('gloo')
     runner = Runner.from_cfg(cfg)
     runner.train()
 
 
-if __name__ == "__main__":
+if __name__ == '__main__':
     main()
