@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from cfglint.crash_log import internal_error
 from cfglint.discover import Discovered, discover
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate
@@ -13,6 +14,7 @@ from cfglint.engine.inheritors import InheritanceIndexes, Inheritors
 from cfglint.engine.selection import NoqaIndex, Selection
 from cfglint.errors import UserError
 from cfglint.loader import Loader
+from cfglint.paths import display_path
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.cl9xx_loader import WARNING_CODES
 from cfglint.settings import Settings, declared_choice, settings_for, target_choice
@@ -41,6 +43,9 @@ class CheckResult:
     targets: Mapping[Path, str] = field(default_factory=dict)
     # Things to tell the user that are no finding: noqa comments not understood, nothing checked.
     warnings: tuple[str, ...] = ()
+    # cfglint's own failures, one line each (`internal error in PATH: ...`, traceback logged):
+    # the file is not checked, the others are, and the run exits 2.
+    internal_errors: tuple[str, ...] = ()
 
     @property
     def unresolved(self) -> bool:
@@ -115,6 +120,7 @@ def _load_configs(
     aggregator: Aggregator,
     progress: Progress | None,
     indexes: InheritanceIndexes,
+    internal: list[str],
 ) -> dict[Path, ResolvedConfig]:
     """Load the leaves found, then every config inheriting a file named one by one."""
     resolved: dict[Path, ResolvedConfig] = {}
@@ -125,6 +131,8 @@ def _load_configs(
         if progress is not None:
             progress(leaf)
         if isinstance(result, LoadFailure):
+            if result.internal is not None:
+                internal.append(result.internal)
             aggregator.add_problems(leaf, result.problems)
         else:
             resolved[leaf] = result
@@ -144,6 +152,8 @@ def _load_configs(
             # A base nothing inherits yet is still checked for what would break its first user.
             alone = loader.load(named)
             if isinstance(alone, LoadFailure):
+                if alone.internal is not None:
+                    internal.append(alone.internal)
                 aggregator.add_problems(named, alone.problems)
     return resolved
 
@@ -165,7 +175,8 @@ def run_check(
         aggregator.add_problems(problem.span.path, [problem])
 
     indexes = indexes or InheritanceIndexes()
-    resolved = _load_configs(discovered, loader, aggregator, progress, indexes)
+    internal: list[str] = []
+    resolved = _load_configs(discovered, loader, aggregator, progress, indexes, internal)
     found_leaves = set(discovered.leaves)
     targets = Registries()
     target_of: dict[Path, str] = {}
@@ -184,7 +195,12 @@ def run_check(
         # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
         selection = _selection(settings, request)
         rules = [rule for rule in CHECK_RULES if selection.wants(rule.code)]
-        aggregator.add_findings(leaf, target.name, evaluate(config, target, rules))
+        try:
+            findings = evaluate(config, target, rules)
+        except Exception as error:  # a bug for this config must not stop the others
+            internal.append(internal_error(error, leaf))
+            continue
+        aggregator.add_findings(leaf, target.name, findings)
 
     noqa = NoqaIndex()
     kept = []
@@ -199,7 +215,7 @@ def run_check(
         if violation.code in WARNING_CODES:
             violation = replace(violation, severity="warning")
         kept.append(violation)
-    warnings = [*noqa.warnings]
+    warnings = [*noqa.warnings, *_unreadable_folders(indexes)]
     if not discovered.leaves and not discovered.bases and not discovered.problems:
         warnings.append("no config files found under the given paths")
     elif resolved and not target_of and not errors:
@@ -208,5 +224,20 @@ def run_check(
             "checked through the configs that inherit it)"
         )
     return CheckResult(
-        tuple(kept), tuple(dict.fromkeys(errors)), resolved, target_of, tuple(warnings)
+        tuple(kept),
+        tuple(dict.fromkeys(errors)),
+        resolved,
+        target_of,
+        tuple(warnings),
+        tuple(dict.fromkeys(internal)),
     )
+
+
+def _unreadable_folders(indexes: InheritanceIndexes) -> list[str]:
+    """A folder of the project that could not be listed may hold configs inheriting a named
+    file: they were not checked, and fixes placed in shared files did not count them."""
+    return [
+        f"cannot read folder {display_path(folder)}: {reason}; configs in it that may inherit "
+        "the files named were not checked"
+        for folder, reason in sorted(indexes.unreadable_folders().items())
+    ]
