@@ -50,6 +50,7 @@ from cfglint.loader.values import (
     thaw,
     to_py,
 )
+from cfglint.reprs import display_repr
 from cfglint.types import DictNode, Origin, ScalarNode, SequenceNode, Span, UnknownNode
 
 BINARY_OPERATORS: dict[type[ast.operator], Callable[..., object]] = {
@@ -391,12 +392,12 @@ class ExpressionEvaluator:
             try:
                 return owner.child(key)
             except (KeyError, TypeError):
-                raise DefiniteError(f"KeyError: {key!r}") from None
+                raise DefiniteError(f"KeyError: {display_repr(key)}") from None
         if isinstance(owner, VList):
             if owner.poison is not None:
                 raise UnknowableError(owner.poison.reason, owner.poison)
             if not isinstance(key, int) or isinstance(key, bool):
-                raise UnknowableError(f"list index {key!r} is not an int")
+                raise UnknowableError(f"list index {display_repr(key)} is not an int")
             try:
                 return owner.child(key)
             except IndexError:
@@ -520,7 +521,7 @@ class ExpressionEvaluator:
             try:
                 entries[key] = self.item(value_node)
             except TypeError:
-                raise UnknowableError(f"unhashable key {key!r}") from None
+                raise UnknowableError(f"unhashable key {display_repr(key)}") from None
         return VDict(entries, self.origin(node))
 
     def mapping_entries(self, value: Val) -> dict[object, Val]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
 from cfglint.rules.schema import value_at_key
 from cfglint.rules.values import check_value
@@ -15,7 +16,8 @@ CODE = "CL102"
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
-        f"`launcher={value!r}` makes MMEngine's init_dist call torch.cuda.set_device, which "
+        f"`launcher={display_repr(value)}` makes MMEngine's init_dist call "
+        "torch.cuda.set_device, which "
         f"fails on target {ctx.target.name}: create the process group in the entry point "
         f"before building the Runner (torch.distributed.init_process_group), so that MMEngine "
         f"skips init_dist"

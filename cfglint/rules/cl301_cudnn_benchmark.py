@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
 from cfglint.rules.schema import FALSY, value_at_key
 from cfglint.rules.values import check_value
@@ -15,7 +16,8 @@ CODE = "CL301"
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
-        f"`{ctx.key}={value!r}` asks for cuDNN autotuning, but target {ctx.target.name} "
+        f"`{ctx.key}={display_repr(value)}` asks for cuDNN autotuning, but target "
+        f"{ctx.target.name} "
         "has no cuDNN"
     )
 
