@@ -31,16 +31,18 @@ from cfglint.files import size_text
 
 T = TypeVar("T")
 
-# The densest source this size takes about 5 s and 200 MB to fix (twice the largest real
-# .py config); YAML, edited with pure-Python ruamel.yaml, half of it.
-MAX_EDIT_BYTES = 64 * 1024
-MAX_YAML_EDIT_BYTES = 32 * 1024
+# Measured (benchmarks/bench_hostile.py): the densest .py source this size takes about 6 s of
+# CPU and 160 MB to fix, most of it libcst's (1.6 times the largest real .py config, 29 KB);
+# YAML, edited with pure-Python ruamel.yaml, takes as long at half the size.
+MAX_EDIT_BYTES = 48 * 1024
+MAX_YAML_EDIT_BYTES = 24 * 1024
 # Nesting as libcst builds it: the 900-term sums and 150-deep dicts MMEngine loads fit.
 MAX_DEPTH = 1000
-# libcst's work in bytes of plain source: the file's size, plus for each node its height
-# squared over this (a chain of n levels costs about n**3/3 units, and takes as long as
-# n**3 / 3 / _DEPTH_COST bytes of flat source: 20 KB for the 1,000-term sum).
-_DEPTH_COST = 16_384
+# libcst's time in bytes of flat source (65 us each, measured): the file's size, plus for each
+# node its height squared over this. A chain of n levels is about n**3/3 units: the 1,000-term
+# sum (4 KB, 0.43 s) counts as 6.6 KB; deeper chains cost more than this says (1,500 levels:
+# 1.8 s), which is why the depth has a limit of its own.
+_DEPTH_COST = 131_072
 # Frames per level of nesting, measured: about 6 (6,000 are enough for 1,000 levels).
 _RECURSION_LIMIT = 20 * MAX_DEPTH
 _STACK_BYTES = 256 * 1024 * 1024
