@@ -73,9 +73,10 @@ def is_dir(path: Path) -> bool:
         return False
 
 
-def read_bytes_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+def read_bytes_capped(path: Path, limit: int | None = None) -> bytes:
     """The file's bytes: an UnreadableFileError for anything but a regular file of at most
-    ``limit`` bytes, or one that cannot be read."""
+    ``limit`` bytes (default MAX_FILE_BYTES), or one that cannot be read."""
+    limit = MAX_FILE_BYTES if limit is None else limit
     status = regular_file_status(path)
     if status.st_size > limit:
         raise too_large(path, status.st_size, limit)
@@ -106,7 +107,7 @@ def read_bytes_capped(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
 
 def read_text_capped(
     path: Path,
-    limit: int = MAX_FILE_BYTES,
+    limit: int | None = None,
     *,
     errors: str = "strict",
     translate_newlines: bool = False,
@@ -120,7 +121,7 @@ def read_text_capped(
     return text
 
 
-def too_large(path: Path, size: int | None, limit: int = MAX_FILE_BYTES) -> FileTooLargeError:
+def too_large(path: Path, size: int | None, limit: int) -> FileTooLargeError:
     """`size` None: the file held more than it said (it grew, or reports no size)."""
     held = f"more than {limit:,}" if size is None else f"{size:,}"
     return FileTooLargeError(

@@ -154,6 +154,10 @@ def run_deep(function: Callable[[], T]) -> T:
     sys.setrecursionlimit(max(previous_limit, _RECURSION_LIMIT))
     try:
         worker.start()
+    except RuntimeError:  # no room for the stack (a tight `ulimit -v`): the usual limits
+        sys.setrecursionlimit(previous_limit)
+        return function()
+    try:
         worker.join()
     finally:
         sys.setrecursionlimit(previous_limit)
