@@ -9,7 +9,9 @@ HOOK is one of:
 - ``crash-loading:NAME``: resolving a file named NAME raises an exception cfglint does not
   expect (a bug, as an input nobody foresaw would trigger one);
 - ``crash-fixing:NAME``: planning the edits of a file named NAME raises one;
-- ``crash-showing:NAME``: showing a config named NAME raises one.
+- ``crash-showing:NAME``: showing a config named NAME raises one;
+- ``raise-limits:BYTES``: cfglint reads and edits files up to BYTES (to measure what the limits
+  keep out: benchmarks/bench_hostile.py --sizes).
 
 Only the named point changes; everything else is the real cfglint, run from its entry point.
 """
@@ -77,11 +79,21 @@ def _crash_showing(name: str) -> None:
     show_cmd.format_text = format_text  # type: ignore[assignment]
 
 
+def _raise_limits(size: str) -> None:
+    import cfglint.files
+    import cfglint.fix.limits
+
+    cfglint.files.MAX_FILE_BYTES = int(size)
+    cfglint.fix.limits.MAX_EDIT_BYTES = int(size)
+    cfglint.fix.limits.MAX_YAML_EDIT_BYTES = int(size)
+
+
 HOOKS = {
     "delete-before-write": _delete_before_write,
     "crash-loading": _crash_loading,
     "crash-fixing": _crash_fixing,
     "crash-showing": _crash_showing,
+    "raise-limits": _raise_limits,
 }
 
 
