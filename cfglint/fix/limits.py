@@ -1,7 +1,7 @@
 """What the fixer takes on: the size of a file it edits, and for ``.py`` files what it hands to
 libcst and the room libcst gets to recurse.
 
-Editing costs far more than reading: libcst holds about 5 KB and spends about 0.2 ms per token
+Editing costs far more than reading: libcst holds about 5 KB and spends about 0.15 ms per node
 of a ``.py`` file, and ruamel.yaml (pure Python) is slower still, so the fixer edits files up
 to ``MAX_EDIT_BYTES`` (measured: docs/benchmarks.md), a fraction of what cfglint reads; a fix
 in a larger file is reported as not applicable.
@@ -31,8 +31,8 @@ from cfglint.files import size_text
 
 T = TypeVar("T")
 
-# Measured (benchmarks/bench_hostile.py): the densest .py source this size takes about 6 s of
-# CPU and 160 MB to fix, most of it libcst's (1.6 times the largest real .py config, 29 KB);
+# Measured (benchmarks/bench_hostile.py --sizes): the densest .py source this size takes under
+# 7 s and 170 MB to fix, most of it libcst's (1.6 times the largest real .py config, 29 KB);
 # YAML, edited with pure-Python ruamel.yaml, takes as long at half the size.
 MAX_EDIT_BYTES = 48 * 1024
 MAX_YAML_EDIT_BYTES = 24 * 1024
