@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cfglint.files import UnreadableFileError, is_dir, regular_file_status
 from cfglint.settings import default_excluded, settings_for
 from cfglint.types import LoadProblem, Span
 
@@ -33,19 +35,28 @@ def is_base_file(path: Path) -> bool:
 
 
 def walk_files(
-    folder: Path, *, skip_hidden: bool = False, settings_exclude: bool = True
+    folder: Path,
+    *,
+    skip_hidden: bool = False,
+    settings_exclude: bool = True,
+    unreadable: Callable[[Path, OSError], None] | None = None,
 ) -> Iterator[Path]:
     """Every file under `folder` that the settings do not exclude, in a stable order;
     `skip_hidden`: not inside folders whose name starts with a dot either;
-    `settings_exclude` False: only the default exclusions hold, not the settings' `exclude`."""
+    `settings_exclude` False: only the default exclusions hold, not the settings' `exclude`;
+    `unreadable` is told of each folder that cannot be listed (os.walk skips it silently)."""
     settings = settings_for(folder)
+
+    def walk_error(error: OSError) -> None:
+        if unreadable is not None:
+            unreadable(Path(error.filename or folder), error)
 
     def excluded(path: Path) -> bool:
         if settings_exclude:
             return settings.is_excluded(path)
         return default_excluded((path.name,))
 
-    for directory, subdirs, files in os.walk(folder):
+    for directory, subdirs, files in os.walk(folder, onerror=walk_error):
         here = Path(directory)
         subdirs[:] = sorted(
             d for d in subdirs if not (skip_hidden and d.startswith(".")) and not excluded(here / d)
@@ -59,14 +70,32 @@ def walk_files(
 LAUNCHER_SUFFIX = ".sh"
 
 
-def _walk(folder: Path) -> Iterator[tuple[Path, bool]]:
+def _walk(folder: Path, problems: list[LoadProblem]) -> Iterator[tuple[Path, bool]]:
     """Each file the walk finds, and whether it is a launcher (else an included config)."""
     settings = settings_for(folder)
-    for path in walk_files(folder):
+
+    def unreadable(path: Path, error: OSError) -> None:
+        # Never a silent pass: the configs in there are not checked, and the run says so.
+        reason = error.strerror or str(error)
+        message = f"cannot read folder: {reason} (the configs in it are not checked)"
+        problems.append(LoadProblem("CL902", message, Span(path, 1, 1, 1, 1)))
+
+    for path in walk_files(folder, unreadable=unreadable):
         if path.suffix == LAUNCHER_SUFFIX:
             yield path, True
         elif settings.is_included(path):
             yield path, False
+
+
+def _named_file_problem(path: Path) -> LoadProblem | None:
+    """Why a path named on the command line that is no folder cannot be checked as a file."""
+    try:
+        regular_file_status(path)
+    except UnreadableFileError as error:
+        missing = error.errno == errno.ENOENT
+        message = "no such file or directory" if missing else error.reason
+        return LoadProblem("CL902", message, Span(path, 1, 1, 1, 1))
+    return None
 
 
 def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
@@ -81,22 +110,20 @@ def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
         absolute = Path(os.path.abspath(given))
         if force_exclude and settings_for(absolute).is_excluded(absolute):
             continue
-        if absolute.is_dir():
+        if is_dir(absolute):
             # A base met while walking a folder is checked through the leaves found there.
-            for path, is_launcher in _walk(absolute):
+            for path, is_launcher in _walk(absolute, problems):
                 if is_launcher:
                     launchers[path] = None
                 elif not is_base_file(path):
                     leaves[path] = None
-        elif absolute.is_file() and absolute.suffix == LAUNCHER_SUFFIX:
+        elif (problem := _named_file_problem(absolute)) is not None:
+            problems.append(problem)
+        elif absolute.suffix == LAUNCHER_SUFFIX:
             launchers[absolute] = None
             named[absolute] = None
-        elif absolute.is_file():
+        else:
             # A file named explicitly is checked whatever `include` says, as ruff does.
             (bases if is_base_file(absolute) else leaves)[absolute] = None
             named[absolute] = None
-        else:
-            problems.append(
-                LoadProblem("CL902", "no such file or directory", Span(absolute, 1, 1, 1, 1))
-            )
     return Discovered(tuple(leaves), tuple(bases), tuple(problems), tuple(named), tuple(launchers))

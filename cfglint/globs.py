@@ -1,45 +1,99 @@
 """Path globs for settings: `*` within a path segment, `**` across segments, `?` one character.
 
 A pattern without `/` matches a file or folder name anywhere (as in .gitignore); a pattern
-that names a folder matches everything inside it.
+that names a folder matches everything inside it. A `**` that is not a whole segment acts as
+`*` (as in .gitignore).
+
+Settings come from the tree being checked (a pull request can change `pyproject.toml`), so
+matching never backtracks more than once per wildcard: at most (pattern length x path length)
+steps. A regular expression took exponential time on `*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b`.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
+
+# A `**` segment: any number of path segments, none included.
+_ANY_SEGMENTS = "**"
+_STARS = re.compile(r"\*+")
 
 
 @functools.lru_cache(maxsize=512)
-def _compile(pattern: str) -> re.Pattern[str]:
+def _compile(pattern: str) -> tuple[str, ...]:
+    """The pattern as segment patterns (`*` and `?` only) and `**` markers."""
     pattern = pattern.strip("/")
+    parts = pattern.split("/")
     if "/" not in pattern:
-        pattern = f"**/{pattern}"
-    parts: list[str] = []
-    index = 0
-    while index < len(pattern):
-        if pattern.startswith("**/", index):
-            parts.append("(?:[^/]+/)*")
-            index += 3
-        elif pattern.startswith("**", index):
-            parts.append(".*")
-            index += 2
-        elif pattern[index] == "*":
-            parts.append("[^/]*")
-            index += 1
-        elif pattern[index] == "?":
-            parts.append("[^/]")
-            index += 1
+        parts = [_ANY_SEGMENTS, pattern]
+    segments: list[str] = []
+    for index, part in enumerate(parts):
+        if part == _ANY_SEGMENTS:
+            if index == len(parts) - 1:
+                segments.append("*")  # a final `**` needs something below the folder
+            segments.append(_ANY_SEGMENTS)
         else:
-            parts.append(re.escape(pattern[index]))
-            index += 1
+            segments.append(_STARS.sub("*", part))
     # A match on a folder covers everything below it.
-    return re.compile("".join(parts) + "(?:/.*)?")
+    segments.append(_ANY_SEGMENTS)
+    collapsed = [
+        segment
+        for index, segment in enumerate(segments)
+        if not (segment == _ANY_SEGMENTS and index and segments[index - 1] == _ANY_SEGMENTS)
+    ]
+    return tuple(collapsed)
 
 
 def matches(pattern: str, relative_path: PurePosixPath) -> bool:
-    return _compile(pattern).fullmatch(relative_path.as_posix()) is not None
+    segments = _compile(pattern)
+    names = relative_path.as_posix().split("/")
+    if len(segments) == 3 and segments[0] == segments[2] == _ANY_SEGMENTS:
+        only = segments[1]
+        if "*" not in only and "?" not in only:
+            return only in names  # a plain name anywhere (most patterns: `.git`, `build`)
+    return _wildcard_match(segments, names, _ANY_SEGMENTS, _segment_matches)
+
+
+def _segment_matches(pattern: str, name: str) -> bool:
+    if "*" not in pattern and "?" not in pattern:
+        return pattern == name
+    return _wildcard_match(pattern, name, "*", _char_matches)
+
+
+def _char_matches(pattern: str, char: str) -> bool:
+    return pattern == "?" or pattern == char
+
+
+def _wildcard_match(
+    pattern: Sequence[str],
+    items: Sequence[str],
+    star: str,
+    item_matches: Callable[[str, str], bool],
+) -> bool:
+    """Whether `items` match `pattern`, where `star` matches any run of items and every other
+    element exactly one item (as `item_matches` says). Greedy, going back only to the last
+    star: enough, because between two stars every element takes exactly one item, so the
+    leftmost place where that stretch matches is always a good one."""
+    position = index = 0
+    last_star = -1
+    resume = 0
+    while index < len(items):
+        if position < len(pattern) and pattern[position] == star:
+            last_star, resume = position, index
+            position += 1
+        elif position < len(pattern) and item_matches(pattern[position], items[index]):
+            position += 1
+            index += 1
+        elif last_star >= 0:
+            resume += 1
+            position, index = last_star + 1, resume
+        else:
+            return False
+    while position < len(pattern) and pattern[position] == star:
+        position += 1
+    return position == len(pattern)
 
 
 def specificity(pattern: str) -> tuple[int, int]:

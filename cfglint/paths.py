@@ -23,6 +23,8 @@ def git_work_tree(path: Path) -> Path | None:
     absolute = Path(os.path.abspath(path))
     for candidate in (absolute, *absolute.parents):
         # `.git` is a folder in a clone and a file in a worktree or a submodule.
-        if (candidate / ".git").exists():
+        # os.path.exists: a folder on the way that cannot be searched is no work tree (Path's
+        # exists() raises PermissionError there).
+        if os.path.exists(candidate / ".git"):
             return candidate
     return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -12,7 +13,7 @@ from typing import Annotated, Literal
 import tomllib
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from cfglint import directives, globs
+from cfglint import directives, files, globs
 from cfglint.errors import UserError
 
 FixPlacement = Literal["auto", "origin", "leaf"]
@@ -125,12 +126,23 @@ class Settings(BaseModel):
 
 def _read_table(path: Path) -> dict[str, object] | None:
     try:
-        with path.open("rb") as stream:
-            document = tomllib.load(stream)
+        data = files.read_bytes_capped(path)
+    except files.UnreadableFileError as error:
+        raise UserError(f"{path}: cannot read settings: {error.reason}") from error
+    try:
+        text = data.decode("utf-8")  # TOML is UTF-8, comments included
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise UserError(
+            f"{path}:{line}: cannot read settings: not UTF-8 text "
+            f"(byte 0x{data[error.start]:02x}); TOML files must be UTF-8"
+        ) from None
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise UserError(f"{path}: invalid TOML: {error}") from error
-    except OSError as error:
-        raise UserError(f"{path}: cannot read settings: {error}") from error
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise UserError(f"{path}: invalid TOML: nested too deeply to read") from None
     tool = document.get("tool", {})
     table = tool.get("cfglint") if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
@@ -155,17 +167,36 @@ def parse_settings(path: Path, table: dict[str, object]) -> Settings:
 def _settings_in(directory: Path) -> Settings | None:
     for name in ("cfglint.toml", "pyproject.toml"):
         candidate = directory / name
-        if candidate.is_file():
+        if _settings_file_here(candidate):
             table = _read_table(candidate)
             if table is not None:
                 return parse_settings(candidate, table)
     return None
 
 
+def _settings_file_here(candidate: Path) -> bool:
+    """Whether a settings file is there to be read: a file (a FIFO or device is an error, read
+    never), not a folder of that name, nothing missing, nothing in a folder that cannot be
+    searched (its configs cannot be read either, and are reported themselves)."""
+    try:
+        mode = os.stat(candidate).st_mode
+    except (FileNotFoundError, NotADirectoryError, PermissionError):
+        return False
+    except OSError as error:
+        raise UserError(f"{candidate}: cannot read settings: {error.strerror or error}") from None
+    if stat.S_ISDIR(mode):
+        return False
+    if not stat.S_ISREG(mode):
+        raise UserError(
+            f"{candidate}: cannot read settings: not a regular file (a FIFO, socket or device)"
+        )
+    return True
+
+
 def settings_for(path: Path | None) -> Settings:
     """The settings that govern `path` (a file or folder): the nearest ones upwards."""
     start = Path(os.path.abspath(path if path is not None else Path.cwd()))
-    directory = start if start.is_dir() else start.parent
+    directory = start if files.is_dir(start) else start.parent
     for folder in (directory, *directory.parents):
         found = _settings_in(folder)
         if found is not None:
@@ -195,7 +226,7 @@ def target_choice(config: Path, cli_target: str | None, text: str | None = None)
         return TargetChoice(cli_target, "--target")
     if text is None:
         try:
-            text = config.read_text(encoding="utf-8", errors="replace")
+            text = files.read_text_capped(config, errors="replace", translate_newlines=True)
         except OSError:
             text = ""
     named = directives.target_comment(text, python=config.suffix == ".py")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import reprlib
 from collections.abc import Iterator, Sequence
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cfglint.paths import display_path
+from cfglint.reprs import display_repr, is_printable_int
 from cfglint.types import (
     ConfigNode,
     DictNode,
@@ -108,10 +110,11 @@ _SHORT.maxlevel = 3
 
 def short_repr(node: ConfigNode) -> str:
     value = _displayable(node)
-    text = repr(value)
+    text = display_repr(value)  # `10**5000` is a value too, too long for repr
     if len(text) <= MAX_VALUE_WIDTH:
         return text
-    text = _SHORT.repr(value)
+    with contextlib.suppress(ValueError):  # reprlib calls repr on each int
+        text = _SHORT.repr(value)
     return text if len(text) <= MAX_VALUE_WIDTH else text[: MAX_VALUE_WIDTH - 3] + "..."
 
 
@@ -162,9 +165,11 @@ def _json_value(node: ConfigNode) -> object:
         value = node.value
         if isinstance(value, float) and not math.isfinite(value):
             return repr(value)
+        if isinstance(value, int) and not isinstance(value, bool) and not is_printable_int(value):
+            return display_repr(value)  # json writes ints with repr, which refuses this one
         if value is None or isinstance(value, bool | int | float | str):
             return value
-        return repr(value)
+        return display_repr(value)
     if isinstance(node, UnknownNode):
         return {UNKNOWN_MARKER: node.source}
     if isinstance(node, SequenceNode):

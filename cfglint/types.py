@@ -220,6 +220,9 @@ class LoadFailure:
     # The files from the config down to the one that failed, following `_base_`: which changed
     # base a failure goes through (a commit that breaks a base must fail its inheritors).
     files: tuple[Path, ...] = ()
+    # Set when cfglint itself failed (an unexpected exception, traceback logged): the line to
+    # print, `internal error in PATH: ...`. Never a lint finding; `problems` is then empty.
+    internal: str | None = None
 
 
 LoadResult: TypeAlias = ResolvedConfig | LoadFailure

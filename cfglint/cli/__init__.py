@@ -9,9 +9,10 @@ from types import ModuleType
 
 from cfglint import __version__
 from cfglint.cli.common import EXIT_ERROR
+from cfglint.crash_log import ISSUES_URL, internal_error
 from cfglint.errors import UserError
 
-ISSUES_URL = "https://github.com/cfglint/cfglint/issues"
+__all__ = ["ISSUES_URL", "build_parser", "main"]
 
 
 def _subcommand_modules() -> list[ModuleType]:
@@ -55,9 +56,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_ERROR
     except Exception as error:
-        print(
-            f"cfglint: internal error: {type(error).__name__}: {error} "
-            f"(please report it at {ISSUES_URL})",
-            file=sys.stderr,
-        )
+        print(f"cfglint: {internal_error(error)}", file=sys.stderr)
         return EXIT_ERROR

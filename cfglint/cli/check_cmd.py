@@ -128,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
     write_errors: tuple[str, ...] = ()
+    # cfglint's own failures (a file it could not handle): printed, and the run exits 2.
+    internal: list[str] = []
     indexes = InheritanceIndexes()
     if want_fix:
         # Handed over, not kept here: the fix loop lets the first check's trees go early.
@@ -142,17 +144,24 @@ def run(args: argparse.Namespace) -> int:
             print(f"cfglint: warning: {message}", file=sys.stderr)
         for message in outcome.errors:
             print(f"cfglint: error: {message}", file=sys.stderr)
+        internal.extend(outcome.internal_errors)
         result = outcome.final
         if args.diff:
+            internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
+            for message in internal_errors:
+                print(f"cfglint: {message}", file=sys.stderr)
             sys.stdout.write(outcome.diff)
-            return _exit_code_for_diff(result, outcome.diff)
+            return EXIT_ERROR if internal_errors else _exit_code_for_diff(result, outcome.diff)
         fixed_count = outcome.fixed_count
         write_errors = outcome.errors
     else:
         result = _check(request, show_progress, indexes)
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
-    violations = _with_fixes(result, fix_request, paths, with_edits, indexes, fixed=want_fix)
+    violations = _with_fixes(
+        result, fix_request, paths, with_edits, indexes, fixed=want_fix, internal=internal
+    )
+    internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
     context = ReportContext(
         cwd=Path.cwd(),
         rules=all_rule_infos(),
@@ -160,12 +169,14 @@ def run(args: argparse.Namespace) -> int:
         fixed_count=fixed_count,
         show_fix_hints=True,
         unsafe_fixes=args.unsafe_fixes,
-        complete=not result.errors and bool(result.targets),
+        complete=not result.errors and not internal_errors and bool(result.targets),
         annotation_root=_github_workspace(),
         source_root=git_work_tree(Path.cwd()),
     )
     for message in result.errors:
         print(f"cfglint: error: {message}", file=sys.stderr)
+    for message in internal_errors:
+        print(f"cfglint: {message}", file=sys.stderr)
     for message in result.warnings:
         print(f"cfglint: warning: {message}", file=sys.stderr)
     if args.statistics and args.output_format == "json":
@@ -174,7 +185,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_statistics(violations, context))
     else:
         sys.stdout.write(render(violations, args.output_format, context))
-    if write_errors:
+    if write_errors or internal_errors:
         return EXIT_ERROR
     return _exit_code(args, result, fixed_count)
 
@@ -197,12 +208,20 @@ def _with_fixes(
     indexes: InheritanceIndexes,
     *,
     fixed: bool,
+    internal: list[str],
 ) -> list[Violation]:
     """The violations with the fixes a report shows. After the fix loop, what it could not fix
     is not fixable, whatever a plan says: only the fixes it did not try (unsafe ones without
-    `--unsafe-fixes`) are planned."""
+    `--unsafe-fixes`) are planned. `internal` collects cfglint's failures on a file."""
     if not fixed:
-        return planned_fixes(result, fix_request, paths, with_edits=with_edits, indexes=indexes)
+        return planned_fixes(
+            result,
+            fix_request,
+            paths,
+            with_edits=with_edits,
+            indexes=indexes,
+            internal_errors=internal,
+        )
     tried = [v for v in result.violations if wants_fix(v, fix_request)]
     untried = tuple(v for v in result.violations if not wants_fix(v, fix_request))
     planned = (
@@ -212,6 +231,7 @@ def _with_fixes(
             paths,
             with_edits=with_edits,
             indexes=indexes,
+            internal_errors=internal,
         )
         if untried
         else []

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
 from cfglint.cli.show_entry import run_entry
+from cfglint.crash_log import internal_error
 from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.paths import display_path
@@ -82,16 +83,22 @@ def run(args: argparse.Namespace) -> int:
         result = loader.load(config)
         if isinstance(result, LoadFailure):
             failed = True
+            if result.internal is not None:
+                print(f"cfglint: {result.internal}", file=sys.stderr)
             for problem in result.problems:
                 span = problem.span
                 where = f"{display_path(span.path)}:{span.line}:{span.column}"
                 print(f"{where}: {problem.code} {problem.message}", file=sys.stderr)
             continue
-        if args.json:
-            as_json[display_path(result.path)] = to_json(result, args.key)
-        else:
-            header = f"# {display_path(result.path)}\n" if len(args.configs) > 1 else ""
-            texts.append(header + format_text(result, args.key))
+        try:
+            if args.json:
+                as_json[display_path(result.path)] = to_json(result, args.key)
+            else:
+                header = f"# {display_path(result.path)}\n" if len(args.configs) > 1 else ""
+                texts.append(header + format_text(result, args.key))
+        except Exception as error:  # one config cfglint cannot show: the others are shown
+            failed = True
+            print(f"cfglint: {internal_error(error, result.path)}", file=sys.stderr)
     if args.json:
         text = json.dumps(as_json, indent=2, ensure_ascii=False)
         if not _encodable(text):

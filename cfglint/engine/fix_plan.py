@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cfglint import files
 from cfglint import fix as fix_engine
+from cfglint.crash_log import internal_error
 from cfglint.engine.placement import FileChanges, Placement, PlacementKind, Placer
 from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckResult
@@ -54,8 +56,8 @@ def identity(violation: Violation, config: Path | None = None) -> ViolationId:
 
 
 def read_source(path: Path) -> str:
-    with path.open(encoding="utf-8", newline="") as stream:
-        return stream.read()
+    """The text a fix edits, line endings as they are (OSError, UnicodeDecodeError)."""
+    return files.read_text_capped(path)
 
 
 class Editors:
@@ -112,6 +114,8 @@ class Plan:
     chosen: list[tuple[Violation, Placement]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # cfglint's own failures on a file (crash_log lines): its fixes are left out.
+    internal: list[str] = field(default_factory=list)
     # Each chosen fix's own edits per file (id of the violation, real path), for reports.
     own: dict[tuple[int, Path], tuple[TextEdit, ...]] = field(default_factory=dict)
 
@@ -136,15 +140,27 @@ def plan_round(
     for violation in result.violations:
         if not wants_fix(violation, request):
             continue
-        placement = _choose(violation, placer, editors, blocked, plan)
+        try:
+            placement = _choose(violation, placer, editors, blocked, plan)
+        except Exception as error:  # a bug on one file must not stop the other fixes
+            plan.internal.append(internal_error(error, violation.path))
+            continue
         if placement is None:
             continue
         plan.chosen.append((violation, placement))
         for entry in placement.files:
-            _combine(plan, editors, violation, entry)
+            try:
+                _combine(plan, editors, violation, entry)
+            except Exception as error:
+                plan.internal.append(internal_error(error, entry.path))
     for key, file_edit in list(plan.files.items()):
-        file_edit.new = fix_engine.apply_text_edits(file_edit.old, file_edit.edits)
-        invalid = fix_engine.check_still_valid(file_edit.path, file_edit.new)
+        try:
+            file_edit.new = fix_engine.apply_text_edits(file_edit.old, file_edit.edits)
+            invalid = fix_engine.check_still_valid(file_edit.path, file_edit.new)
+        except Exception as error:
+            plan.internal.append(internal_error(error, file_edit.path))
+            del plan.files[key]
+            continue
         if invalid is not None:
             plan.problems.append(
                 f"{display_path(file_edit.path)}: fixes not applied, the result would not "
@@ -188,7 +204,10 @@ def _combine(plan: Plan, editors: Editors, violation: Violation, entry: FileChan
     """Add the entry to its file's edits, unless it does not go together with those taken."""
     key = real(entry.path)
     if key not in plan.files:
-        source = read_source(entry.path)
+        try:
+            source = read_source(entry.path)
+        except (OSError, UnicodeDecodeError):  # gone or changed since it was planned
+            return
         plan.files[key] = FileEdit(entry.path, source, source)
     file_edit = plan.files[key]
     try:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cfglint import fix as fix_engine
+from cfglint.crash_log import internal_error
 from cfglint.engine.fix_plan import (
     Blocked,
     FileEdit,
@@ -45,6 +46,8 @@ class FixOutcome:
     diff: str
     problems: tuple[str, ...]  # warnings: a fix not applied, reverted, or placed with a caveat
     errors: tuple[str, ...] = ()  # files that could not be written (exit code 2)
+    # cfglint's own failures on a file while planning (crash_log lines; exit code 2).
+    internal_errors: tuple[str, ...] = ()
 
 
 def fix_until_stable(
@@ -60,30 +63,41 @@ def fix_until_stable(
     blocked: Blocked = set()
     if not write:
         plan = plan_round(result, index, fix_request, blocked, writing=False)
-        return FixOutcome(result, 0, plan.diff(), tuple(dict.fromkeys(plan.problems)))
+        return FixOutcome(
+            result,
+            0,
+            plan.diff(),
+            tuple(dict.fromkeys(plan.problems)),
+            internal_errors=tuple(dict.fromkeys(plan.internal)),
+        )
     fixable = _fixable(result, fix_request)
     notes = _Notes()
     errors: list[str] = []
+    internal: list[str] = []
     for round_number in range(MAX_ROUNDS + 1):
         plan = plan_round(result, index, fix_request, blocked, writing=True)
         notes.extend(plan.problems)
         errors.extend(plan.errors)
+        internal.extend(plan.internal)
         if not plan.files:
             break
         if round_number == MAX_ROUNDS:
             notes.add(f"fixes did not converge after {MAX_ROUNDS} rounds; check the output")
             break
-        baselines = _baselines(result, index, plan, fix_request)
+        baselines = _baselines(result, index, plan, fix_request, blocked, internal)
         # The resolved trees of this round may go: only the baselines are compared.
         del result
         written = _write(plan, errors, blocked)
-        result = _verified_round(request, index, plan, written, baselines, blocked, notes)
+        result = _verified_round(
+            request, index, plan, written, baselines, blocked, notes, errors, internal
+        )
     return FixOutcome(
         result,
         _fixed_count(fixable, result),
         "",
         notes.remaining(result),
         tuple(dict.fromkeys(errors)),
+        tuple(dict.fromkeys(internal)),
     )
 
 
@@ -193,10 +207,16 @@ def _carried(plan: Plan, violation: Violation, path: Path) -> bool:
 
 
 def _baselines(
-    result: CheckResult, index: ProjectIndex, plan: Plan, request: FixRequest
+    result: CheckResult,
+    index: ProjectIndex,
+    plan: Plan,
+    request: FixRequest,
+    blocked: Blocked,
+    internal: list[str],
 ) -> dict[Path, _Watched]:
     """Every launched config that reads a file of the plan, reduced to what must not change:
-    the checked ones as the check resolved them, the others resolved now."""
+    the checked ones as the check resolved them, the others resolved now. A file read by a
+    config whose baseline cannot be taken leaves the plan (and its fixes are blocked)."""
     edited = set(plan.files)
     expectations = _expectations(plan, request)
     touched = frozenset(
@@ -211,7 +231,14 @@ def _baselines(
         files = frozenset(real(file) for file in config.files)
         if files & edited:
             expectation = expectations.of(real(path), files, target)
-            baseline = Baseline(config.root, expectation, touched)
+            try:
+                baseline = Baseline(config.root, expectation, touched)
+            except Exception as error:  # nothing to verify against: its files are not edited
+                internal.append(internal_error(error, path))
+                for file in files & edited:
+                    _block(plan, plan.files.pop(file), blocked)
+                edited.difference_update(files)
+                return
             watched[real(path)] = _Watched(path, files, baseline, checked)
 
     for path, config in result.resolved.items():
@@ -252,6 +279,8 @@ def _verified_round(
     baselines: dict[Path, _Watched],
     blocked: Blocked,
     notes: _Notes,
+    errors: list[str],
+    internal: list[str],
 ) -> CheckResult:
     """The check after the round, with every file whose edits broke a config put back."""
     index.files_changed()
@@ -261,18 +290,12 @@ def _verified_round(
         edited = watched.files & set(written)
         if not edited:
             continue
-        now: ResolvedConfig | None
-        if watched.checked:
-            now = after.resolved.get(watched.path)
-        else:
-            loaded = index.load(watched.path)
-            now = loaded if isinstance(loaded, ResolvedConfig) else None
         shown = display_path(watched.path)
-        if now is None:
-            reason: str | None = f"it made {shown} fail to resolve"
-        else:
-            found = watched.baseline.problem(now.root)
-            reason = None if found is None else f"{found} of {shown}"
+        try:
+            reason = _verdict(watched, after, index)
+        except Exception as error:  # unverifiable is unverified: its edits are put back
+            internal.append(internal_error(error, watched.path))
+            reason = f"{shown} could not be verified"
         if reason is not None:
             for file in sorted(edited):
                 culprits.setdefault(file, reason)
@@ -280,13 +303,34 @@ def _verified_round(
         return after
     for file, reason in culprits.items():
         file_edit = written[file]
-        fix_engine.write_atomic(file_edit.path, file_edit.old)
+        try:
+            fix_engine.write_atomic(file_edit.path, file_edit.old)
+        except OSError as error:
+            errors.append(
+                f"cannot put back {display_path(file_edit.path)} ({reason}): "
+                f"{error.strerror or error}"
+            )
         about = {identity(violation) for violation, _entry in file_edit.accepted}
         notes.add(f"{display_path(file_edit.path)}: fix reverted: {reason}", about)
         _block(plan, file_edit, blocked)
     index.files_changed()
     del after
     return run_check(request, Loader(), indexes=index.indexes)
+
+
+def _verdict(watched: _Watched, after: CheckResult, index: ProjectIndex) -> str | None:
+    """Why the round broke this config (None: it did not)."""
+    now: ResolvedConfig | None
+    if watched.checked:
+        now = after.resolved.get(watched.path)
+    else:
+        loaded = index.load(watched.path)
+        now = loaded if isinstance(loaded, ResolvedConfig) else None
+    shown = display_path(watched.path)
+    if now is None:
+        return f"it made {shown} fail to resolve"
+    found = watched.baseline.problem(now.root)
+    return None if found is None else f"{found} of {shown}"
 
 
 def _fixable(result: CheckResult, request: FixRequest) -> list[set[ViolationId]]:
@@ -316,6 +360,7 @@ def planned_fixes(
     *,
     with_edits: bool = True,
     indexes: InheritanceIndexes | None = None,
+    internal_errors: list[str] | None = None,
 ) -> list[Violation]:
     """The violations with their `fix` filled in, for reports.
 
@@ -327,7 +372,8 @@ def planned_fixes(
     the other fixes in the same file: where two fixes edit the same place (two overrides of
     `env_cfg` in one leaf), each carries the one combined edit, so that applying either or both
     gives a correct file.
-    `indexes`: those of the check that gave `result`.
+    `indexes`: those of the check that gave `result`. `internal_errors` collects cfglint's own
+    failures on a file (its fixes are left out of the report).
     """
     index = ProjectIndex(result, paths, indexes)
     if not with_edits:
@@ -340,6 +386,8 @@ def planned_fixes(
         ]
     everything = FixRequest(request.placement, unsafe=True, cli_target=request.cli_target)
     plan = plan_round(result, index, everything, set(), writing=False)
+    if internal_errors is not None:
+        internal_errors.extend(plan.internal)
     placed = {id(violation): placement for violation, placement in plan.chosen}
     out = []
     for violation in result.violations:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from cfglint import files
 from cfglint.discover import is_base_file, walk_files
 from cfglint.loader import Loader
 from cfglint.loader.source import CONFIG_SUFFIXES
@@ -26,8 +27,6 @@ from cfglint.paths import git_work_tree
 from cfglint.settings import Settings, settings_for
 from cfglint.types import LoadResult
 
-# Larger files are data, not configs (the loader refuses files over 10 MB anyway).
-_MAX_SCANNED_BYTES = 1024 * 1024
 # A config path as a `_base_` entry writes it: './x.py', '../_base_/a/b.yaml', 'pkg::c/d.py'.
 # Found by its extension, then read backwards (a regex for the whole path retries at every
 # character of every word: six times slower on the corpus).
@@ -55,7 +54,7 @@ def project_root(path: Path) -> Path:
     settings = settings_for(absolute)
     if settings.source is not None:
         return settings.root
-    folder = absolute if absolute.is_dir() else absolute.parent
+    folder = absolute if files.is_dir(absolute) else absolute.parent
     return git_work_tree(folder) or folder
 
 
@@ -82,7 +81,11 @@ class InheritanceIndex:
         # globs would cost more than the rest of the index.
         self._checkable: dict[Path, bool | None] = {}
         self._settings: dict[Path, Settings] = {}
-        for path in walk_files(root, skip_hidden=True, settings_exclude=False):
+        # Folders that could not be listed: a config in one may inherit any file.
+        self.unreadable: dict[Path, str] = {}
+        for path in walk_files(
+            root, skip_hidden=True, settings_exclude=False, unreadable=self._unreadable
+        ):
             if path.suffix not in CONFIG_SUFFIXES:
                 continue
             references = _references(path)
@@ -95,6 +98,9 @@ class InheritanceIndex:
                     self._by_name.setdefault(name, []).append(path)
                 else:
                     self._by_path.setdefault(_resolved(str(folder), reference), []).append(path)
+
+    def _unreadable(self, folder: Path, error: OSError) -> None:
+        self.unreadable[folder] = error.strerror or str(error)
 
     def candidates(self, path: Path, *, checkable_only: bool = True) -> list[Path]:
         """The configs that may inherit `path` (never `path` itself), a superset, in a stable
@@ -151,11 +157,12 @@ def _resolved(folder: str, reference: str) -> Path:
 def _references(path: Path) -> set[str]:
     """The config paths a file mentions, as written, when it uses `_base_` at all."""
     try:
-        with open(path, "rb") as stream:  # the builtin: faster than Path.open here
-            data = stream.read(_MAX_SCANNED_BYTES + 1)
+        # Never a FIFO or a device (a FIFO in the project would block the whole run), never
+        # more than the loader reads: a file it refuses inherits nothing.
+        data = files.read_bytes_capped(path)
     except OSError:
         return set()
-    if len(data) > _MAX_SCANNED_BYTES or b"_base_" not in data:
+    if b"_base_" not in data:
         return set()
     text = data.decode("utf-8", errors="replace")
     references = set()
@@ -183,6 +190,14 @@ class InheritanceIndexes:
         if key not in self._indexes:
             self._indexes[key] = InheritanceIndex(root)
         return self._indexes[key]
+
+    def unreadable_folders(self) -> dict[Path, str]:
+        """Each folder of the indexed projects that could not be listed, with why."""
+        return {
+            folder: reason
+            for index in self._indexes.values()
+            for folder, reason in index.unreadable.items()
+        }
 
 
 class Inheritors:

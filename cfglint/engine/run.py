@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from cfglint.crash_log import internal_error
 from cfglint.discover import Discovered, discover
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate
@@ -21,6 +22,7 @@ from cfglint.engine.launches import (
 from cfglint.engine.selection import NoqaIndex, Selection
 from cfglint.errors import UserError
 from cfglint.loader import Loader
+from cfglint.paths import display_path
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.base import Rule
 from cfglint.rules.cl9xx_loader import WARNING_CODES
@@ -61,6 +63,9 @@ class CheckResult:
     warnings: tuple[str, ...] = ()
     # The launches checked, with every path through their entry scripts.
     launches: tuple[LaunchView, ...] = ()
+    # cfglint's own failures, one line each (`internal error in PATH: ...`, traceback logged):
+    # the file is not checked, the others are, and the run exits 2.
+    internal_errors: tuple[str, ...] = ()
 
     @property
     def unresolved(self) -> bool:
@@ -135,6 +140,7 @@ def _load_configs(
     aggregator: Aggregator,
     progress: Progress | None,
     indexes: InheritanceIndexes,
+    internal: list[str],
 ) -> dict[Path, ResolvedConfig]:
     """Load the leaves found, then every config inheriting a file named one by one."""
     resolved: dict[Path, ResolvedConfig] = {}
@@ -145,6 +151,8 @@ def _load_configs(
         if progress is not None:
             progress(leaf)
         if isinstance(result, LoadFailure):
+            if result.internal is not None:
+                internal.append(result.internal)
             aggregator.add_problems(leaf, result.problems)
         else:
             resolved[leaf] = result
@@ -164,6 +172,8 @@ def _load_configs(
             # A base nothing inherits yet is still checked for what would break its first user.
             alone = loader.load(named)
             if isinstance(alone, LoadFailure):
+                if alone.internal is not None:
+                    internal.append(alone.internal)
                 aggregator.add_problems(named, alone.problems)
     return resolved
 
@@ -192,7 +202,8 @@ def run_check(
         discovered = replace(
             discovered, leaves=tuple(p for p in discovered.leaves if real(p) not in entry_scripts)
         )
-    resolved = _load_configs(discovered, loader, aggregator, progress, indexes)
+    internal: list[str] = []
+    resolved = _load_configs(discovered, loader, aggregator, progress, indexes, internal)
     found_leaves = set(discovered.leaves)
     targets = Registries()
 
@@ -227,7 +238,12 @@ def run_check(
             errors.append(str(error))
             continue
         target_of[leaf] = target.name
-        aggregator.add_findings(leaf, target.name, evaluate(config, target, rules_for(leaf)))
+        try:
+            findings = list(evaluate(config, target, rules_for(leaf)))
+        except Exception as error:  # a bug for this config must not stop the others
+            internal.append(internal_error(error, leaf))
+            continue
+        aggregator.add_findings(leaf, target.name, findings)
 
     noqa = NoqaIndex()
     kept = []
@@ -242,7 +258,7 @@ def run_check(
         if violation.code in WARNING_CODES:
             violation = replace(violation, severity="warning")
         kept.append(violation)
-    warnings = [*noqa.warnings, *launched.warnings]
+    warnings = [*noqa.warnings, *launched.warnings, *_unreadable_folders(indexes)]
     nothing_found = not (discovered.leaves or discovered.bases or discovered.launchers)
     if nothing_found and not discovered.problems:
         warnings.append("no config files found under the given paths")
@@ -258,6 +274,7 @@ def run_check(
         target_of,
         tuple(warnings),
         tuple(launched.views),
+        tuple(dict.fromkeys(internal)),
     )
 
 
@@ -274,3 +291,13 @@ def _entry_scripts(request: CheckRequest, launchers: ProjectLaunchers) -> set[Pa
         except UserError:
             continue  # reported where the settings are used
     return {real(script) for script in scripts}
+
+
+def _unreadable_folders(indexes: InheritanceIndexes) -> list[str]:
+    """A folder of the project that could not be listed may hold configs inheriting a named
+    file: they were not checked, and fixes placed in shared files did not count them."""
+    return [
+        f"cannot read folder {display_path(folder)}: {reason}; configs in it that may inherit "
+        "the files named were not checked"
+        for folder, reason in sorted(indexes.unreadable_folders().items())
+    ]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint import directives, paths
+from cfglint import directives, files, paths
 from cfglint.rules import RULES_BY_CODE
 
 # A config that cannot be resolved is never silently skipped.
@@ -55,7 +55,7 @@ class NoqaIndex:
     def _suppressions(self, path: Path) -> directives.Suppressions:
         if path not in self._by_file:
             try:
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = files.read_text_capped(path, errors="replace", translate_newlines=True)
             except OSError:
                 text = ""
             found = directives.suppressions(text, python=path.suffix == ".py")

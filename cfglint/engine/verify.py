@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from cfglint.fix.values import same_value
 from cfglint.loader.merge import DELETE_KEY
+from cfglint.reprs import exact_repr
 from cfglint.types import (
     REMOVE,
     ConfigNode,
@@ -136,10 +137,11 @@ def _digests(leaves: list[tuple[Key, ConfigNode]], deep: set[object]) -> dict[Ke
     keys for the top-level keys in ``deep`` (to name what changed beside a fixed key, as in
     `env_cfg.dist_cfg`, while thousands of configs' digests stay small)."""
     hashers: dict[Key, hashlib.blake2b] = {}
-    for key, node in sorted(leaves, key=lambda item: tuple(map(repr, item[0]))):
+    # exact_repr: a key or value may be an int too long for repr (`10**5000`).
+    for key, node in sorted(leaves, key=lambda item: tuple(map(exact_repr, item[0]))):
         prefix = key[:2] if key and key[0] in deep else key[:1]
         hasher = hashers.setdefault(prefix, hashlib.blake2b(digest_size=12))
-        hasher.update(repr((key, _comparable(node))).encode())
+        hasher.update(exact_repr((key, _comparable(node))).encode())
     return {prefix: hasher.digest() for prefix, hasher in hashers.items()}
 
 

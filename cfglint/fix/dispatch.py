@@ -7,11 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cfglint.fix.errors import FixNotApplicable
+from cfglint.fix.limits import run_deep, too_costly, too_large
 from cfglint.fix.text import TextDoc, split_bom
 from cfglint.types import KeyChange, SpanChange, TextEdit
 
 if TYPE_CHECKING:  # libcst is imported only when a .py file is edited
     from cfglint.fix.py_edits import PyEditor
+    from cfglint.fix.yaml_edits import ParsedYaml
 
 
 class FileEditor:
@@ -29,20 +31,40 @@ class FileEditor:
         self.doc = TextDoc(path, text)
         self.suffix = path.suffix.lower()
         self._python: PyEditor | FixNotApplicable | None = None  # or why it did not parse
+        self._yaml: ParsedYaml | FixNotApplicable | None = None
 
     def edits(
         self, changes: Sequence[KeyChange], anchored: Sequence[SpanChange] = ()
     ) -> tuple[TextEdit, ...]:
         if not changes and not anchored:
             return ()
+        refused = too_large(self.doc.text, self.suffix)
+        if refused is not None:
+            raise FixNotApplicable(refused)
+        try:
+            return self._edits(changes, anchored)
+        except RecursionError:  # a deep YAML or JSON file: a limit of the editor, not a bug
+            raise FixNotApplicable("the file is nested too deeply to edit") from None
+
+    def _edits(
+        self, changes: Sequence[KeyChange], anchored: Sequence[SpanChange]
+    ) -> tuple[TextEdit, ...]:
         if self.suffix == ".py":
-            return tuple(self._python_editor().edits(changes, anchored))
+            editor = self._python_editor()
+            return tuple(run_deep(lambda: editor.edits(changes, anchored)))
         if anchored:
             raise FixNotApplicable(f"cannot edit `{self.suffix}` values by position")
         if self.suffix in (".yaml", ".yml"):
-            from cfglint.fix.yaml_edits import yaml_edits
+            from cfglint.fix.yaml_edits import parse_yaml, yaml_edits
 
-            return tuple(yaml_edits(self.doc, list(changes)))
+            if self._yaml is None:
+                try:
+                    self._yaml = parse_yaml(self.doc)
+                except FixNotApplicable as error:
+                    self._yaml = error
+            if isinstance(self._yaml, FixNotApplicable):
+                raise self._yaml
+            return tuple(yaml_edits(self.doc, list(changes), self._yaml))
         if self.suffix == ".json":
             from cfglint.fix.json_edits import json_edits
 
@@ -53,10 +75,16 @@ class FileEditor:
         from cfglint.fix.py_edits import PyEditor as Editor
 
         if self._python is None:
+            refused = too_costly(self.doc.text)
             try:
-                self._python = Editor(self.doc)
+                if refused is not None:
+                    raise FixNotApplicable(refused)
+                doc = self.doc
+                self._python = run_deep(lambda: Editor(doc))
             except FixNotApplicable as error:
                 self._python = error
+            except RecursionError:
+                self._python = FixNotApplicable("the file is nested too deeply to edit")
         if isinstance(self._python, FixNotApplicable):
             raise self._python
         return self._python

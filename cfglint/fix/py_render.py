@@ -9,6 +9,7 @@ from typing import Literal
 
 from cfglint.fix.changes import ChangeNode, Leaf
 from cfglint.fix.errors import FixNotApplicable
+from cfglint.reprs import display_repr, is_printable_int
 
 DictKind = Literal["call", "literal"]
 
@@ -48,10 +49,12 @@ def render_value(value: object, style: PyStyle, kind: DictKind) -> str:
     if value is None or isinstance(value, bool):
         return repr(value)
     if isinstance(value, int):
+        if not is_printable_int(value):  # MMEngine reads it, but Python will not write it
+            raise FixNotApplicable(f"cannot write {display_repr(value)} as a config literal")
         return repr(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise FixNotApplicable(f"cannot write {value!r} as a config literal")
+            raise FixNotApplicable(f"cannot write {display_repr(value)} as a config literal")
         return repr(value)
     if isinstance(value, str):
         return render_string(value, style.quote)

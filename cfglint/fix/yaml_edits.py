@@ -6,6 +6,7 @@ those offsets, so comments, key order, quoting and every byte outside an edit st
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from cfglint.fix.changes import Branch, ChangeNode, Leaf, build_tree
@@ -13,7 +14,7 @@ from cfglint.fix.errors import FixNotApplicable
 from cfglint.fix.layout import Container, Slot, insert_entries, removal_edits, without
 from cfglint.fix.text import TextDoc
 from cfglint.fix.values import same_value
-from cfglint.fix.yaml_load import compose, load
+from cfglint.fix.yaml_load import compose, data_of
 from cfglint.fix.yaml_render import (
     render_block_entry,
     render_like,
@@ -25,9 +26,25 @@ from cfglint.types import REMOVE, KeyChange, TextEdit
 _MISSING = object()
 
 
-def yaml_edits(doc: TextDoc, changes: list[KeyChange]) -> list[TextEdit]:
+@dataclass(frozen=True, slots=True)
+class ParsedYaml:
+    """A file's nodes (with positions) and its plain data, parsed once for all its edits
+    (ruamel.yaml is slow: parsing again for each fix cost most of a fix's time)."""
+
+    root: Any  # None for an empty file
+    data: object
+
+
+def parse_yaml(doc: TextDoc) -> ParsedYaml:
     root = compose(doc.text)
-    data = load(doc.text)
+    return ParsedYaml(root, data_of(root) if root is not None else None)
+
+
+def yaml_edits(
+    doc: TextDoc, changes: list[KeyChange], parsed: ParsedYaml | None = None
+) -> list[TextEdit]:
+    parsed = parsed or parse_yaml(doc)
+    root, data = parsed.root, parsed.data
     tree = build_tree(changes)
     if root is None:  # an empty file: everything is new
         unit = "  "

@@ -9,6 +9,7 @@ from cfglint.fix.changes import Branch, ChangeNode, Leaf
 from cfglint.fix.errors import FixNotApplicable
 from cfglint.fix.values import same_value
 from cfglint.fix.yaml_load import load
+from cfglint.reprs import display_repr, is_printable_int
 
 _INDICATORS = set("-?:,[]{}#&*!|>'\"%@`")
 
@@ -36,16 +37,18 @@ def render_scalar(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
+        if not is_printable_int(value):  # too long for str()
+            raise FixNotApplicable(f"cannot write {display_repr(value)} into a YAML config")
         return str(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise FixNotApplicable(f"cannot write {value!r} into a YAML config")
+            raise FixNotApplicable(f"cannot write {display_repr(value)} into a YAML config")
         text = repr(value)
         mantissa, _, exponent = text.partition("e")
         if not _loads_back(text, value) and "." not in mantissa and exponent:
             text = f"{mantissa}.0e{exponent}"  # YAML 1.2 reads `1e-05` as a string
         if not _loads_back(text, value):
-            raise FixNotApplicable(f"cannot write {value!r} into a YAML config")
+            raise FixNotApplicable(f"cannot write {display_repr(value)} into a YAML config")
         return text
     if isinstance(value, str):
         plain_ok = value and value[0] not in _INDICATORS and not set(value) & set(",[]{}#")

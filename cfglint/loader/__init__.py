@@ -11,6 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from cfglint.crash_log import internal_error
 from cfglint.loader.problems import LoadError, file_span
 from cfglint.loader.resolve import FileResolution, reserved_key_problem, resolve_file
 from cfglint.types import LoadFailure, LoadProblem, LoadResult, ResolvedConfig, Span
@@ -21,11 +22,14 @@ __all__ = ["Loader"]
 class _Failed:
     """A memoised failure of one file (its bases' failures included)."""
 
-    __slots__ = ("error", "trail")
+    __slots__ = ("error", "internal", "trail")
 
-    def __init__(self, error: LoadError, trail: tuple[Path, ...]) -> None:
+    def __init__(
+        self, error: LoadError, trail: tuple[Path, ...], internal: str | None = None
+    ) -> None:
         self.error = error
         self.trail = trail  # the files from this one down to the one that failed
+        self.internal = internal  # cfglint's own failure (crash_log line), not the config's
 
 
 class _BaseFailedError(Exception):
@@ -62,6 +66,8 @@ class Loader:
                 gc.freeze()
                 gc.enable()
         if isinstance(outcome, _Failed):
+            if outcome.internal is not None:
+                return LoadFailure(absolute, (), outcome.trail, outcome.internal)
             return LoadFailure(absolute, (self._problem_for(absolute, outcome),), outcome.trail)
         reserved = reserved_key_problem(absolute, outcome.root)
         if reserved is not None:
@@ -87,7 +93,8 @@ class Loader:
         except LoadError as error:
             outcome = _Failed(error, (path,))
         except _BaseFailedError as error:
-            outcome = _Failed(error.failed.error, (path, *error.failed.trail))
+            failed = error.failed
+            outcome = _Failed(failed.error, (path, *failed.trail), failed.internal)
         except RecursionError:
             outcome = _Failed(
                 LoadError("CL902", "config too deeply nested to resolve", file_span(path)), (path,)
@@ -97,11 +104,10 @@ class Loader:
                 LoadError("CL902", "config too large to resolve", file_span(path)), (path,)
             )
         except Exception as error:  # one file must never stop the run
-            message = (
-                f"cfglint could not resolve this file ({type(error).__name__}: {error}); "
-                "this is a bug in cfglint, please report it"
-            )
-            outcome = _Failed(LoadError("CL902", message, file_span(path)), (path,))
+            # cfglint's failure, not the config's: reported as an internal error for this file
+            # (traceback logged), never as a finding that --ignore could hide.
+            line = internal_error(error, path)
+            outcome = _Failed(LoadError("CL902", line, file_span(path)), (path,), line)
         finally:
             self._in_progress.pop()
         # A leaf's lazy-config check differs from a base's: memoise bases only by their own role.

@@ -13,6 +13,7 @@ import re
 from functools import cache
 from pathlib import Path
 
+from cfglint import files
 from cfglint.loader.problems import LoadError
 from cfglint.types import Span
 
@@ -62,7 +63,7 @@ def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None
     relative = entry.split("::")[1]
     named = _metafile_configs(package_dir).get(relative.split(".")[0])
     target = package_dir / named if named else package_dir / ".mim" / "configs" / relative
-    if not target.is_file():
+    if not os.path.isfile(target):
         raise LoadError("CL903", f"`{entry}`: {target} does not exist", span)
     return Path(os.path.abspath(target)), scope
 
@@ -84,7 +85,7 @@ def installed_package_dir(package: str) -> Path | None:
         top_level = (distribution.read_text("top_level.txt") or "").split()
         module = top_level[0] if top_level else package
         located = Path(str(distribution.locate_file(module)))
-        if located.is_dir():
+        if files.is_dir(located):
             return located
     spec = importlib.util.find_spec(package) if "." not in package else None
     if spec is None or spec.origin is None:
@@ -106,9 +107,9 @@ def _metafile_configs(package_dir: Path) -> dict[str, str]:
     index = package_dir / ".mim" / "model-index.yml"
     configs: dict[str, str] = {}
     try:
-        imports = _IMPORT_LINE.findall(index.read_text("utf-8"))
+        imports = _IMPORT_LINE.findall(files.read_text_capped(index))
         for meta in imports:
-            text = (package_dir / ".mim" / meta).read_text("utf-8")
+            text = files.read_text_capped(package_dir / ".mim" / meta)
             for config in _CONFIG_LINE.findall(text):
                 # MMEngine keys by the name with its extension but looks up without one.
                 configs.setdefault(config.partition("/")[-1], config)

@@ -92,31 +92,16 @@ EXCEPTION_TYPES: dict[str, type[BaseException]] = {
     if isinstance(value, type) and issubclass(value, BaseException)
 }
 
+# Every name a config finds in the builtins module when it runs (`bytearray`, `dir`,
+# `memoryview`...): one it does not evaluate is unknown, never a NameError MMEngine would not
+# raise. `__name__` is the module's own (the evaluator answers it: 'builtins').
 BUILTIN_NAMES = (
     frozenset(PURE_BUILTINS)
     | VALUE_BUILTINS
     | frozenset(TYPE_NAMES)
     | frozenset(EXCEPTION_TYPES)
-    | frozenset(
-        {
-            "None",
-            "True",
-            "False",
-            "open",
-            "eval",
-            "exec",
-            "compile",
-            "__import__",
-            "input",
-            "globals",
-            "locals",
-            "vars",
-            "setattr",
-            "delattr",
-            "id",
-            "object",
-        }
-    )
+    | frozenset(name for name in vars(builtins) if name != "__name__")
+    | frozenset({"None", "True", "False"})
 )
 
 PURE_MODULE_FUNCTIONS: dict[str, Callable[..., object]] = {

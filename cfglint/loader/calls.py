@@ -31,6 +31,7 @@ from cfglint.loader.values import (
     thaw,
     to_py,
 )
+from cfglint.reprs import display_repr
 from cfglint.types import DictNode, ScalarNode, SequenceNode
 
 if TYPE_CHECKING:
@@ -273,7 +274,7 @@ def _dict_method(
             return args[1]
         if owner.config_dict:  # ConfigDict.pop defaults to None
             return ScalarNode(None, origin)
-        raise UnknowableError(f"pop of a missing key {key!r} raises KeyError")
+        raise UnknowableError(f"pop of a missing key {display_repr(key)} raises KeyError")
     if name == "setdefault":
         key = to_py(args[0])
         if key not in owner.entries:
@@ -363,7 +364,7 @@ def _list_method(
     elif name == "pop":
         index = to_py(args[0]) if args else -1
         if not isinstance(index, int):
-            raise UnknowableError(f"list index {index!r} is not an int")
+            raise UnknowableError(f"list index {display_repr(index)} is not an int")
         try:
             value = owner.child(index)
         except IndexError:
@@ -377,7 +378,7 @@ def _list_method(
         if name == "count":
             return ScalarNode(plain.count(target), origin)
         if target not in plain:
-            raise UnknowableError(f"{target!r} is not in the list")
+            raise UnknowableError(f"{display_repr(target)} is not in the list")
         position = plain.index(target)
         if name == "index":
             return ScalarNode(position, origin)

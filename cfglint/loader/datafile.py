@@ -15,6 +15,7 @@ from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.spans import DataSpans
 from cfglint.loader.textsub import FilePlaceholders, substitute_file_text
 from cfglint.loader.values import RANDOM_STRING, BaseVar, base_var_value
+from cfglint.reprs import display_repr
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode, UnknownNode
 
 RANDOM_KEY = (
@@ -65,7 +66,7 @@ def load_data_file(
         if not isinstance(key, str):
             raise LoadError(
                 "CL905",
-                f"top-level key {key!r} is not a string: MMEngine fails on it",
+                f"top-level key {display_repr(key)} is not a string: MMEngine fails on it",
                 value.origin.span,
             )
     return DataFile(root, substituted.base_tokens)

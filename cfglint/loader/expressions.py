@@ -23,6 +23,7 @@ from cfglint.loader.builtins_table import (
 )
 from cfglint.loader.calls import evaluate_call
 from cfglint.loader.limits import (
+    MAX_CHARS,
     MAX_ELEMENTS,
     MAX_STEPS,
     TOO_MANY_STEPS,
@@ -30,6 +31,7 @@ from cfglint.loader.limits import (
     check_binary,
     check_format_text,
     check_length,
+    formatted_length,
     range_length,
     size_of,
     too_large,
@@ -50,6 +52,7 @@ from cfglint.loader.values import (
     thaw,
     to_py,
 )
+from cfglint.reprs import display_repr
 from cfglint.types import DictNode, Origin, ScalarNode, SequenceNode, Span, UnknownNode
 
 BINARY_OPERATORS: dict[type[ast.operator], Callable[..., object]] = {
@@ -277,25 +280,30 @@ class ExpressionEvaluator:
             raise UnknowableError("a `{{...}}` placeholder in an f-string")
         parts: list[str] = []
         env = False
+        length = 0  # an upper bound on the text so far: checked before each part is built
         for value in node.values:
             if isinstance(value, ast.Constant):
                 parts.append(str(value.value))
+                length += len(parts[-1])
                 continue
             assert isinstance(value, ast.FormattedValue)
             formatted = self.evaluate(value.value)
             env = env or env_dependent(formatted)
             plain = to_py(formatted)
-            if value.conversion == ord("r"):
-                plain = repr(plain)
-            elif value.conversion == ord("s"):
-                plain = str(plain)
-            elif value.conversion == ord("a"):
-                plain = ascii(plain)
             spec = "" if value.format_spec is None else str(self.py(value.format_spec))
             check_format_text(spec)
             if size_of(plain) > MAX_ELEMENTS:
                 raise too_large()
+            length += formatted_length(plain, spec)
+            if length > MAX_CHARS:
+                raise too_large()
             try:
+                if value.conversion == ord("r"):
+                    plain = repr(plain)
+                elif value.conversion == ord("s"):
+                    plain = str(plain)
+                elif value.conversion == ord("a"):
+                    plain = ascii(plain)
                 parts.append(format(plain, spec))
             except (TypeError, ValueError) as error:
                 raise DefiniteError(f"{type(error).__name__}: {error}") from None
@@ -395,12 +403,12 @@ class ExpressionEvaluator:
             try:
                 return owner.child(key)
             except (KeyError, TypeError):
-                raise DefiniteError(f"KeyError: {key!r}") from None
+                raise DefiniteError(f"KeyError: {display_repr(key)}") from None
         if isinstance(owner, VList):
             if owner.poison is not None:
                 raise UnknowableError(owner.poison.reason, owner.poison)
             if not isinstance(key, int) or isinstance(key, bool):
-                raise UnknowableError(f"list index {key!r} is not an int")
+                raise UnknowableError(f"list index {display_repr(key)} is not an int")
             try:
                 return owner.child(key)
             except IndexError:
@@ -524,7 +532,7 @@ class ExpressionEvaluator:
             try:
                 entries[key] = self.item(value_node)
             except TypeError:
-                raise UnknowableError(f"unhashable key {key!r}") from None
+                raise UnknowableError(f"unhashable key {display_repr(key)}") from None
         return VDict(entries, self.origin(node))
 
     def mapping_entries(self, value: Val) -> dict[object, Val]:

@@ -4,52 +4,29 @@ from __future__ import annotations
 
 import ast
 import bisect
-import os
-import stat
 from pathlib import Path
 
+from cfglint import files
 from cfglint.loader.problems import fail
 from cfglint.types import Span
 
-MAX_CONFIG_BYTES = 10 * 1024 * 1024
 CONFIG_SUFFIXES = (".py", ".json", ".yaml", ".yml")
 
 
 def read_config_text(path: Path) -> str:
     """The file's text, or a CL902 LoadError saying why it cannot be a config."""
     try:
-        status = os.stat(path)
-    except FileNotFoundError:
-        if os.path.islink(path):
+        files.regular_file_status(path)
+        if path.suffix not in CONFIG_SUFFIXES:
             raise fail(
-                "CL902", "broken symlink: the file it points to does not exist", path
-            ) from None
-        raise fail("CL902", "file not found", path) from None
-    except OSError as error:
-        if error.errno == 40:  # ELOOP
-            raise fail("CL902", "symlink loop", path) from None
-        raise fail("CL902", f"cannot read file: {error.strerror}", path) from None
-    if stat.S_ISDIR(status.st_mode):
-        raise fail("CL902", "is a directory, not a config file", path)
-    if not stat.S_ISREG(status.st_mode):  # a FIFO or a device: reading could block forever
-        raise fail("CL902", "not a regular file (a FIFO, socket or device): not read", path)
-    if path.suffix not in CONFIG_SUFFIXES:
-        raise fail(
-            "CL902",
-            f"unsupported config type `{path.suffix or path.name}` "
-            "(MMEngine loads .py, .json, .yaml, .yml)",
-            path,
-        )
-    if status.st_size > MAX_CONFIG_BYTES:
-        raise fail(
-            "CL902",
-            f"file too large to be a config ({status.st_size:,} bytes; cfglint reads up to 10 MB)",
-            path,
-        )
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise fail("CL902", f"cannot read file: {error.strerror}", path) from None
+                "CL902",
+                f"unsupported config type `{path.suffix or path.name}` "
+                "(MMEngine loads .py, .json, .yaml, .yml)",
+                path,
+            )
+        data = files.read_bytes_capped(path)
+    except files.UnreadableFileError as error:
+        raise fail("CL902", error.reason, path) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

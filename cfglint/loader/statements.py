@@ -35,6 +35,7 @@ from cfglint.loader.values import (
     thaw,
     to_py,
 )
+from cfglint.reprs import display_repr
 from cfglint.types import DictNode, Origin, ScalarNode, SequenceNode
 
 
@@ -184,10 +185,12 @@ class StatementRunner(ExpressionEvaluator):
             try:
                 owner.entries[key] = copy_data(value, "config_dict") if owner.config_dict else value
             except TypeError:
-                raise DefiniteError(f"TypeError: unhashable key {key!r}") from None
+                raise DefiniteError(f"TypeError: unhashable key {display_repr(key)}") from None
         elif isinstance(owner, VList) and not owner.is_tuple:
             if not isinstance(key, int):
-                raise DefiniteError(f"TypeError: list indices must be integers, not {key!r}")
+                raise DefiniteError(
+                    f"TypeError: list indices must be integers, not {display_repr(key)}"
+                )
             try:
                 owner.items[key] = value
             except IndexError:
@@ -245,7 +248,7 @@ class StatementRunner(ExpressionEvaluator):
     def _delete_item(self, owner: Val, key: object) -> None:
         if isinstance(owner, VDict):
             if key not in owner.entries:
-                raise DefiniteError(f"KeyError: {key!r}")
+                raise DefiniteError(f"KeyError: {display_repr(key)}")
             del owner.entries[key]
         elif isinstance(owner, VList) and not owner.is_tuple and isinstance(key, int):
             try:
@@ -255,7 +258,7 @@ class StatementRunner(ExpressionEvaluator):
         elif isinstance(owner, VList | ScalarNode | BaseVar):
             raise DefiniteError(f"TypeError: {_type_name(owner)} object doesn't support deletion")
         else:
-            raise UnknowableError(f"cannot delete {key!r}")
+            raise UnknowableError(f"cannot delete {display_repr(key)}")
 
     # -- expressions as statements, control flow -----------------------------------------
 

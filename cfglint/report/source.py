@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cfglint import files
 from cfglint.types import TextEdit
 
 
@@ -82,7 +83,7 @@ def _after_end(edit: TextEdit, line_count: int) -> bool:
 
 def _read_lines(path: Path) -> tuple[str, ...] | None:
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        text = files.read_text_capped(path, errors="replace")
     except OSError:
         return None
     # Split on "\n" only (not str.splitlines, which also splits on form feeds and the like):

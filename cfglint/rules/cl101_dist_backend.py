@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
 from cfglint.rules.schema import value_at_key
 from cfglint.rules.values import allowed_text, check_value
@@ -14,7 +15,8 @@ CODE = "CL101"
 
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
-    said = f"is not set, so MMEngine uses {value!r}," if is_default else f"is {value!r},"
+    shown = display_repr(value)
+    said = f"is not set, so MMEngine uses {shown}," if is_default else f"is {shown},"
     return (
         f"`{ctx.key}` {said} which does not work on target {ctx.target.name}: "
         f"use {allowed_text(ctx)}"
@@ -24,7 +26,7 @@ def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
 def _check(ctx: RuleContext) -> Iterator[Finding]:
     fix = ctx.policy.fix
     target_value = fix.value if fix is not None else None
-    yield from check_value(ctx, CODE, _describe, f"Set `{ctx.key}` to {target_value!r}")
+    yield from check_value(ctx, CODE, _describe, f"Set `{ctx.key}` to {display_repr(target_value)}")
 
 
 def _schema(policy: KeyPolicy) -> JsonSchema:

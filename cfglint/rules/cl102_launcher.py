@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, LaunchContext, Rule, RuleContext
 from cfglint.rules.launch_facts import events, group_before_runner, origin_at
 from cfglint.rules.schema import value_at_key
@@ -18,8 +19,8 @@ DRIVER_ERROR = "RuntimeError: Found no NVIDIA driver on your system"
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
-        f"`launcher={value!r}` makes MMEngine's init_dist call torch.cuda.set_device, which "
-        f"fails on target {ctx.target.name}: create the process group before the Runner"
+        f"`launcher={display_repr(value)}` makes MMEngine's init_dist call torch.cuda.set_device, "
+        f"which fails on target {ctx.target.name}: create the process group before the Runner"
     )
 
 
@@ -54,8 +55,9 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
             continue
         yield Finding(
             CODE,
-            f"`init_dist(launcher={value!r})` calls torch.cuda.set_device, which fails on target "
-            f"{ctx.declared.name}: create the process group with init_process_group instead",
+            f"`init_dist(launcher={display_repr(value)})` calls torch.cuda.set_device, which fails "
+            f"on target {ctx.declared.name}: create the process group with init_process_group "
+            "instead",
             "launcher",
             None,
             at=origin_at(event.span),

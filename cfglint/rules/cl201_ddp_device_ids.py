@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import (
     UNKNOWN_VALUE_CODE,
     Example,
@@ -139,7 +140,8 @@ def _check_ddp(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Finding]:
     shown = to_python(device_ids, _Source)
     yield Finding(
         CODE,
-        f"`device_ids={shown!r}` in `{WRAPPER_KEY}`: DDP rejects device ids for a model whose "
+        f"`device_ids={display_repr(shown)}` in `{WRAPPER_KEY}`: DDP rejects device ids for a "
+        "model whose "
         f"parameters are on the CPU, as on target {target}; use `device_ids=None`",
         ctx.key,
         device_ids,

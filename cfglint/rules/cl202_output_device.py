@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
 from cfglint.rules.schema import absent_fails, accepted_values, in_ddp_wrapper
 from cfglint.rules.values import check_value
@@ -18,12 +19,14 @@ def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     if not value:
         # PyTorch checks `if device_ids or output_device`: a false value slips through.
         return (
-            f"`output_device={value!r}` in `model_wrapper_cfg` means nothing on target {target}, "
+            f"`output_device={display_repr(value)}` in `model_wrapper_cfg` means nothing on "
+            f"target {target}, "
             "where the parameters stay on the CPU: PyTorch's DDP ignores it only because it is "
             "false (any other device index raises ValueError); use None"
         )
     return (
-        f"`output_device={value!r}` in `model_wrapper_cfg`: DDP rejects an output device for a "
+        f"`output_device={display_repr(value)}` in `model_wrapper_cfg`: DDP rejects an output "
+        "device for a "
         f"model whose parameters are on the CPU, as on target {target}; use None"
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import (
     Example,
     Finding,
@@ -41,7 +42,8 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     if not ctx.policy.value_ok(value) and not ddp_ignores(value):
         yield Finding(
             CODE,
-            f"`device_ids={value!r}` in `model_wrapper_cfg` puts every rank on the same GPU; "
+            f"`device_ids={display_repr(value)}` in `model_wrapper_cfg` puts every rank on the "
+            "same GPU; "
             "remove it so MMEngine passes device_ids=[LOCAL_RANK]",
             ctx.key,
             node,

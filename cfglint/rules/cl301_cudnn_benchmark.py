@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, LaunchContext, Rule, RuleContext
 from cfglint.rules.launch_facts import events
 from cfglint.rules.schema import FALSY, value_at_key
@@ -18,7 +19,8 @@ CUDNN_FLAG = "torch.backends.cudnn.benchmark"
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
-        f"`{ctx.key}={value!r}` asks for cuDNN autotuning, but target {ctx.target.name} "
+        f"`{ctx.key}={display_repr(value)}` asks for cuDNN autotuning, but target "
+        f"{ctx.target.name} "
         "has no cuDNN"
     )
 
@@ -44,8 +46,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
             continue
         yield Finding(
             CODE,
-            f"`{CUDNN_FLAG} = {value.value!r}` in the entry script asks for cuDNN autotuning, "
-            f"but target {ctx.declared.name} has no cuDNN",
+            f"`{CUDNN_FLAG} = {display_repr(value.value)}` in the entry script asks for cuDNN "
+            f"autotuning, but target {ctx.declared.name} has no cuDNN",
             CUDNN_FLAG,
             value,
             FixIntent(

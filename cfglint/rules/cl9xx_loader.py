@@ -39,13 +39,14 @@ RULES = (
         "CL902",
         "unreadable-config",
         "config file cannot be read",
-        "The file is missing, not UTF-8, a directory, a FIFO or device (never read: it could "
-        "block), too large, a symlink loop, of a type MMEngine does not load (`.py`, `.yaml`, "
+        "The file is missing, not UTF-8, a directory, a FIFO, socket or device (never "
+        "opened: it could block or never end), larger than 128 KB, in a folder cfglint may "
+        "not enter, a symlink loop, of a type MMEngine does not load (`.py`, `.yaml`, "
         "`.yml`, `.json`), uses `from x import *` (the names it binds cannot be listed "
-        "without importing), or is a YAML/JSON `_base_` that is empty or not a mapping. A "
-        "file cfglint itself fails on is reported here too (a bug in cfglint: the message "
-        "says so), and the run goes on. A lazy config or a data file checked by itself is "
-        "CL907 instead.",
+        "without importing), or is a YAML/JSON `_base_` that is empty or not a mapping; or "
+        "a folder given or found cannot be listed (its configs are not checked). The run "
+        "goes on with the other files. A lazy config or a data file checked by itself is "
+        "CL907 instead; a file cfglint itself fails on is an internal error, not a finding.",
         _RESOLVE_WHY,
         (Example("cpu", "# 中文注释\nmodel = dict(type='ToyClassifier')\n"),),
         (),

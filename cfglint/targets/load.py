@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from cfglint import files
 from cfglint.errors import UserError
 from cfglint.targets.catalogue import catalogue_problem
 from cfglint.targets.model import KeyPolicy, TargetFile
@@ -52,7 +53,9 @@ class Target:
 
 def read_raw(path: Path) -> RawTarget:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = files.read_text_capped(path, translate_newlines=True)
+    except files.UnreadableFileError as error:
+        raise UserError(f"{path}: cannot read target file: {error.reason}") from error
     except (OSError, UnicodeDecodeError) as error:
         raise UserError(f"{path}: cannot read target file: {error}") from error
     try:

@@ -144,9 +144,11 @@ def test_problem_in_a_base_names_the_leaf_and_others_go_on(tree: WriteTree) -> N
     assert isinstance(again, LoadFailure) and again.problems[0].code == "CL901"
 
 
-def test_a_file_cfglint_fails_on_is_a_diagnostic_and_the_others_go_on(
+def test_a_file_cfglint_fails_on_is_an_internal_error_and_the_others_go_on(
     tree: WriteTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """cfglint's own failure is no finding about the config (no --ignore may hide it): the
+    failure carries the line to print, with the traceback logged."""
     from cfglint.loader import resolve
 
     root = tree({"boom.py": "x = 1\n", "fine.py": "y = 1\n"})
@@ -161,9 +163,10 @@ def test_a_file_cfglint_fails_on_is_a_diagnostic_and_the_others_go_on(
     loader = Loader()
     failure = loader.load(root / "boom.py")
     assert isinstance(failure, LoadFailure)
-    (found,) = failure.problems
-    assert found.code == "CL902"
-    assert "TypeError: an unexpected bug" in found.message and "bug in cfglint" in found.message
+    assert failure.problems == ()
+    assert failure.internal is not None
+    assert failure.internal.startswith("internal error in ")
+    assert "boom.py: TypeError: an unexpected bug (traceback written to " in failure.internal
     assert isinstance(loader.load(root / "fine.py"), ResolvedConfig)
 
 

@@ -1,0 +1,76 @@
+"""Unexpected exceptions: one line for the user, the traceback in a log file.
+
+An exception cfglint did not expect while it handles one config (a bug, or input nobody
+foresaw) must not cost the user the other files' results: the caller reports it for that file
+with ``internal_error`` and goes on. It is never a lint finding (no ``--ignore`` can hide a
+bug), and it makes the run exit 2. The traceback goes to a log file in the system's temporary
+folder (never into the project: cfglint runs on untrusted trees), created on the first error.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import traceback
+from pathlib import Path
+
+from cfglint.paths import display_path
+
+ISSUES_URL = "https://github.com/cfglint/cfglint/issues"
+_MAX_MESSAGE = 200
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class _Log:
+    """The run's log file, opened on the first error (most runs never create one)."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        self.failed: str | None = None
+
+    def write(self, text: str) -> Path | None:
+        for _attempt in range(2):  # a log removed meanwhile (a temp cleaner) is made anew
+            if self.path is None:
+                try:
+                    handle, name = tempfile.mkstemp(prefix="cfglint-internal-error-", suffix=".log")
+                    os.close(handle)
+                except OSError as error:
+                    self.failed = error.strerror or str(error)
+                    return None
+                self.path = Path(name)
+            try:
+                # Never through a symlink put in its place: append to the file made above.
+                descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | _NOFOLLOW)
+                with os.fdopen(descriptor, "a", encoding="utf-8", errors="backslashreplace") as log:
+                    log.write(text)
+                return self.path
+            except OSError as error:
+                self.failed = error.strerror or str(error)
+                self.path = None
+        return None
+
+
+_LOG = _Log()
+
+
+def internal_error(error: BaseException, path: Path | None = None) -> str:
+    """The line to print (without the ``cfglint: `` prefix) for an unexpected exception while
+    handling ``path`` (None: not about one file), after logging its traceback."""
+    where = f" in {display_path(path)}" if path is not None else ""
+    summary = f"{type(error).__name__}: {_first_line(error)}"
+    lines = traceback.format_exception(type(error), error, error.__traceback__)
+    logged = _LOG.write(f"internal error{where}\n{''.join(lines)}\n")
+    if logged is not None:
+        note = f"traceback written to {logged}"
+    else:
+        note = f"traceback not written: {_LOG.failed}"
+    return f"internal error{where}: {summary} ({note}; please report it at {ISSUES_URL})"
+
+
+def _first_line(error: BaseException) -> str:
+    try:
+        text = str(error)
+    except Exception:  # an exception whose message cannot be built still gets reported
+        return "(no message)"
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= _MAX_MESSAGE else line[: _MAX_MESSAGE - 3] + "..."

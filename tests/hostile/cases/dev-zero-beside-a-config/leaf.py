@@ -1,0 +1,2 @@
+_base_ = ['./_base_/runtime.py']
+model = dict(type='X')

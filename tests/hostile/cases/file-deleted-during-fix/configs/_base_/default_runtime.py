@@ -1,0 +1,1 @@
+env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='nccl'))
