@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from cfglint.crash_log import internal_error
 from cfglint.discover import LAUNCHER_SUFFIX, walk_files
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate_view
@@ -239,6 +240,7 @@ class LaunchResults:
     covered: set[Path] = field(default_factory=set)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    internal: list[str] = field(default_factory=list)  # cfglint's own failures, one per launch
 
     def take(self, config: Path, outcome: LaunchOutcome) -> None:
         self.views.append(outcome.view)
@@ -264,7 +266,9 @@ def check_launches(
         if launcher.problems:
             checker.aggregator.add_problems(launcher.path, launcher.problems)
         for launch in launcher.launches:
-            outcome = checker.check(launch, None, named=True)
+            outcome = _checked(checker, launch, None, True, results)
+            if outcome is None:
+                continue
             config = outcome.view.config
             if config is None:
                 results.views.append(outcome.view)
@@ -275,8 +279,25 @@ def check_launches(
         if config in results.covered or "model" not in resolved.root.entries:
             continue
         for spec in entries_for(config):
-            results.take(config, checker.check(spec.launch_of(config), config, named(config)))
+            outcome = _checked(checker, spec.launch_of(config), config, named(config), results)
+            if outcome is not None:
+                results.take(config, outcome)
     return results
+
+
+def _checked(
+    checker: LaunchChecker,
+    launch: Launch,
+    config: Path | None,
+    named: bool,
+    results: LaunchResults,
+) -> LaunchOutcome | None:
+    """One launch checked; a bug of cfglint's in it is an internal error for that launch only."""
+    try:
+        return checker.check(launch, config, named)
+    except Exception as error:
+        results.internal.append(internal_error(error, launch.entry))
+        return None
 
 
 def _not_checked(launch: Launch, view: LaunchView) -> str:

@@ -225,6 +225,7 @@ def run_check(
         lambda config: config in found_leaves,
     )
     errors.extend(launched.errors)
+    internal.extend(launched.internal)
     for covered in launched.covered:
         resolved.pop(covered, None)  # what stopped a launch short of the Runner is reported
     resolved.update(launched.launched)

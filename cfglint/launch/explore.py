@@ -12,6 +12,7 @@ import ast
 from dataclasses import replace
 from pathlib import Path
 
+from cfglint.files import UnreadableFileError, read_text_capped
 from cfglint.launch.interpreter import ConfigFailed, Decisions, PathEnd, ScriptRunner
 from cfglint.loader import Loader
 from cfglint.loader.problems import LoadError
@@ -34,22 +35,17 @@ from cfglint.types import (
 )
 
 MAX_WORLDS = 32
-MAX_SCRIPT_BYTES = 2 * 1024 * 1024
 
 
 def read_script(path: Path) -> tuple[SourceText, ast.Module] | LoadProblem:
     """The entry script's text and syntax tree, or why it cannot be read."""
     start = Span(path, 1, 1, 1, 1)
     try:
-        if not path.is_file():
-            return LoadProblem("CL902", "entry script not found", start)
-        if path.stat().st_size > MAX_SCRIPT_BYTES:
-            return LoadProblem("CL902", "entry script too large to read (over 2 MB)", start)
-        text = path.read_bytes().decode("utf-8")
-    except OSError as error:
-        return LoadProblem("CL902", f"cannot read the entry script: {error.strerror}", start)
+        text = read_text_capped(path)
+    except UnreadableFileError as error:
+        return LoadProblem("CL902", f"entry script: {error.reason}", start)
     except UnicodeDecodeError:
-        return LoadProblem("CL902", "the entry script is not UTF-8 text", start)
+        return LoadProblem("CL902", "entry script: not UTF-8 text", start)
     try:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as error:

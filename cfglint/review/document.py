@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cfglint.errors import UserError
+from cfglint.files import read_text_capped
 from cfglint.review.model import Finding, Inline, Plan
 from cfglint.review.reconcile import first_review
 
@@ -42,11 +43,16 @@ def dumps(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+# A review JSON (the artifact of the fork pattern: written by an untrusted run) is read up to
+# this size; a review with GitHub's limits of comments and body text fits in far less.
+MAX_JSON_BYTES = 16 * 1024 * 1024
+
+
 def read_document(path: Path) -> tuple[Plan, int, str]:
     """(plan, pull request number, event) from a review JSON file; a UserError if malformed."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+        data = json.loads(read_text_capped(path, MAX_JSON_BYTES))
+    except (OSError, ValueError, RecursionError) as error:
         raise UserError(f"{path}: cannot read the review JSON: {error}") from None
     try:
         return _parse(data)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cfglint.errors import UserError
+from cfglint.files import read_text_capped
 
 DEFAULT_API_URL = "https://api.github.com"
 PULL_REQUEST_EVENTS = frozenset({"pull_request", "pull_request_target"})
@@ -67,12 +68,16 @@ def review_inputs(flags: Flags, environ: Mapping[str, str]) -> ReviewInputs:
     )
 
 
+# GitHub's event payloads are tens of KB; past this the file is not an event.
+MAX_EVENT_BYTES = 16 * 1024 * 1024
+
+
 def _payload(path: str | None) -> dict[str, Any]:
     if not path:
         return {}
     try:
-        loaded = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+        loaded = json.loads(read_text_capped(Path(path), MAX_EVENT_BYTES))
+    except (OSError, ValueError, RecursionError) as error:
         raise UserError(
             f"cannot read the event payload GITHUB_EVENT_PATH={path}: {error}"
         ) from None

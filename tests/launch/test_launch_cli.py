@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from cfglint.cli import main
+from cfglint.types import Launch
 
 CLEAN_CONFIG = """\
 model = dict(type='ToyClassifier')
@@ -365,3 +367,33 @@ def test_where_the_vendor_facts_are_uncertain_the_message_says_what_it_assumes(
     ) or "CL101" in out
     assert "(assuming torch_gcu.transfer_to_gcu does not turn `nccl` into `eccl`)" in out
     assert "CL201" not in out  # device_ids=[LOCAL_RANK] is right on the GCU
+
+
+def test_a_bug_in_one_launch_is_an_internal_error_for_it_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cfglint.engine.launches as launches
+
+    project = _project(tmp_path, "pass\n")
+    (project / "configs" / "other.py").write_text(
+        "model = dict(type='X')\nenv_cfg = dict(cudnn_benchmark=True)\n", encoding="utf-8"
+    )
+
+    real_explore = launches.explore
+
+    def broken(launch: Launch, *args: Any, **kwargs: Any) -> object:
+        if launch.arguments[0].endswith("leaf.py"):
+            raise RuntimeError("a bug in the launch view")
+        return real_explore(launch, *args, **kwargs)
+
+    monkeypatch.setattr(launches, "explore", broken)
+    monkeypatch.chdir(project)
+    code = main(["check", "--target", "cpu", "--entry", "train.py", "configs/"])
+    captured = capsys.readouterr()
+    assert code == 2
+    assert "cfglint: internal error in train.py: RuntimeError: a bug in the launch view" in (
+        captured.err
+    )
+    assert "CL9" not in captured.out  # not disguised as a finding
+    # The other config's launch is still checked, in the same run.
+    assert "configs/other.py:2:32: CL301" in captured.out

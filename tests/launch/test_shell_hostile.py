@@ -185,10 +185,10 @@ def test_files_that_are_not_launchers(project: Project) -> None:
         messages[name] = problem.message
     assert messages == {
         "fifo.sh": "not a regular file (a FIFO, socket or device): not read",
-        "folder.sh": "is a directory, not a launcher",
-        "big.sh": "file too large to be a launcher (1,048,577 bytes; cfglint reads up to 1 MB)",
+        "folder.sh": "is a directory, not a file",
+        "big.sh": "file too large (1,048,577 bytes; cfglint reads files up to 1 MB)",
         "loop.sh": "symlink loop",
-        "broken.sh": "broken symlink",
+        "broken.sh": "broken symlink: the file it points to does not exist",
         "missing.sh": "file not found",
     }
 

@@ -8,11 +8,10 @@ dropped, as bash drops them.
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from cfglint.files import UnreadableFileError, read_bytes_capped
 
 MAX_LAUNCHER_BYTES = 1024 * 1024
 
@@ -30,36 +29,11 @@ class Unreadable:
 
 def read_launcher_text(path: Path) -> LauncherText | Unreadable:
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        broken = os.path.islink(path)
-        return Unreadable("broken symlink" if broken else "file not found")
-    except IsADirectoryError:
-        return Unreadable("is a directory, not a launcher")
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            return Unreadable("symlink loop")
-        return Unreadable(f"cannot read file: {error.strerror}")
+        data = read_bytes_capped(path, MAX_LAUNCHER_BYTES)
+    except UnreadableFileError as error:
+        return Unreadable(error.reason)
     except ValueError:
         return Unreadable("not a valid path")
-    try:
-        status = os.fstat(descriptor)
-        if stat.S_ISDIR(status.st_mode):
-            return Unreadable("is a directory, not a launcher")
-        if not stat.S_ISREG(status.st_mode):
-            return Unreadable("not a regular file (a FIFO, socket or device): not read")
-        if status.st_size > MAX_LAUNCHER_BYTES:
-            return Unreadable(
-                f"file too large to be a launcher ({status.st_size:,} bytes; cfglint reads "
-                "up to 1 MB)"
-            )
-        data = os.read(descriptor, MAX_LAUNCHER_BYTES + 1)
-    except OSError as error:
-        return Unreadable(f"cannot read file: {error.strerror}")
-    finally:
-        os.close(descriptor)
-    if len(data) > MAX_LAUNCHER_BYTES:  # it grew after the size was checked
-        return Unreadable("file too large to be a launcher (cfglint reads up to 1 MB)")
     return decode_launcher(data)
 
 
