@@ -371,6 +371,9 @@ class LaunchWorld:
     # The target's vendor import (`torch_gcu.transfer_to_gcu`) ran before mmengine was first
     # imported: MMEngine sees the accelerator on this path.
     vendor_imported: bool = False
+    # The path reaches the Runner, but what it hands over cannot be evaluated statically (code
+    # cfglint does not follow may have changed any key): why, and where the Runner is built.
+    unknown_config: UnknownNode | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -135,7 +135,7 @@ class LaunchChecker:
         where = view.config or launch.entry
         if view.problems:
             self.aggregator.add_problems(where, view.problems)
-        stops = _stops(view)
+        stops = (*_stops(view), *_unknown_configs(view))
         if stops:
             self.aggregator.add_problems(where, stops)
         resolved = next((w.config for w in view.worlds if w.config is not None), None)
@@ -154,10 +154,36 @@ class LaunchChecker:
             return None, str(error)
 
 
+def _unknown_configs(view: LaunchView) -> tuple[LoadProblem, ...]:
+    """A path that hands the Runner a config cfglint cannot evaluate (code it does not follow
+    may have changed any key): nothing on it can be checked, and the run says so."""
+    problems: dict[object, LoadProblem] = {}
+    for world in view.worlds:
+        unknown = world.unknown_config
+        if unknown is None:
+            continue
+        span = next(
+            (event.span for event in world.events if event.kind == "runner"), unknown.origin.span
+        )
+        first = unknown.source.strip().splitlines()[0] if unknown.source.strip() else "?"
+        code = (
+            first
+            if len(first) <= 60 and "\n" not in unknown.source.strip()
+            else f"{first[:60]} ..."
+        )
+        message = (
+            f"the config this launch hands to the Runner cannot be evaluated statically "
+            f"(`{code}` at line {unknown.origin.span.line}: {unknown.reason}): the launch is not "
+            "checked"
+        )
+        problems.setdefault(span, LoadProblem("CL906", message, span))
+    return tuple(problems.values())
+
+
 def _stops(view: LaunchView) -> tuple[LoadProblem, ...]:
     """When no path reaches the Runner because the script stops on the way (it raises, or
     argparse rejects the launch's words), the launch fails there: one problem per place."""
-    if any(world.config is not None for world in view.worlds):
+    if any(world.config is not None or world.unknown_config for world in view.worlds):
         return ()
     problems: dict[object, LoadProblem] = {}
     for world in view.worlds:

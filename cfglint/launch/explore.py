@@ -17,7 +17,7 @@ from cfglint.launch.interpreter import ConfigFailed, Decisions, PathEnd, ScriptR
 from cfglint.loader import Loader
 from cfglint.loader.problems import LoadError
 from cfglint.loader.source import SourceText
-from cfglint.loader.values import UnknowableError, VDict, freeze
+from cfglint.loader.values import UnknowableError, freeze
 from cfglint.types import (
     ConfigNode,
     DictNode,
@@ -120,8 +120,15 @@ def _run(
         ending = f"cfglint could not follow the entry script ({type(error).__name__})"
     record = runner.record
     config: ResolvedConfig | None = None
+    unknown: UnknownNode | None = None
     if record.runner_config is not None:
-        config = _view_config(runner, record.runner_config)
+        handed = freeze(record.runner_config)
+        if isinstance(handed, DictNode):
+            config = _view_config(runner, handed)
+        else:  # a poisoned dict freezes to its poison
+            assert isinstance(handed, UnknownNode)
+            unknown = handed
+            ending, ending_span = None, None
     world = LaunchWorld(
         tuple(record.conditions),
         tuple(record.events),
@@ -129,16 +136,13 @@ def _run(
         ending if config is None else None,
         ending_span if config is None else None,
         runner.vendor_imported,
+        unknown,
     )
     return world, failure
 
 
-def _view_config(runner: ScriptRunner, handed: VDict) -> ResolvedConfig | None:
-    record = runner.record
-    loaded = record.runner_loaded
-    root = freeze(handed)
-    if not isinstance(root, DictNode):
-        return None
+def _view_config(runner: ScriptRunner, root: DictNode) -> ResolvedConfig:
+    loaded = runner.record.runner_loaded
     launch = runner.launch
     overlay = [launch.entry]
     overlay.extend(span.path for span in (*launch.via, *([launch.source] if launch.source else [])))

@@ -397,3 +397,22 @@ def test_a_bug_in_one_launch_is_an_internal_error_for_it_alone(
     assert "CL9" not in captured.out  # not disguised as a finding
     # The other config's launch is still checked, in the same run.
     assert "configs/other.py:2:32: CL301" in captured.out
+
+
+def test_a_config_the_script_makes_unknown_is_said_not_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Code cfglint does not follow writes keys it cannot name: nothing passes silently."""
+    project = _project(
+        tmp_path,
+        """\
+        from mytools import overrides
+        for key, value in overrides().items():
+            cfg[key] = value
+        """,
+    )
+    code, out = _check(project, capsys, monkeypatch)
+    line = _line_of(project, "runner = Runner.from_cfg(cfg)")
+    assert code == 1
+    assert f"train.py:{line}:14: CL906 the config this launch hands to the Runner cannot be " in out
+    assert "the launch is not checked" in out
