@@ -13,7 +13,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from cfglint.files import UnreadableFileError, read_text_capped
-from cfglint.launch.interpreter import ConfigFailed, Decisions, PathEnd, ScriptRunner
+from cfglint.launch.interpreter import ConfigFailed, Decisions, PathEnd
+from cfglint.launch.script_calls import ScriptRunner
 from cfglint.loader import Loader
 from cfglint.loader.problems import LoadError
 from cfglint.loader.source import SourceText

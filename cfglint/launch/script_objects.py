@@ -1,14 +1,13 @@
 """The objects an entry script works with besides config data, as the interpreter models them.
 
 Each is held in an `Opaque("object", ...)` value's `py`: the argparse parser and its namespace,
-the process environment, the Runner, a DDP wrapper. The names MMEngine, PyTorch and argparse
+the Runner, a DDP wrapper (the process environment is environ.py's). The names MMEngine, PyTorch and argparse
 give the functions a script calls are listed here once, so the interpreter dispatches on them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from cfglint.launch.arguments import ParserModel
 from cfglint.loader.values import Val
@@ -115,20 +114,6 @@ class NamespaceHandle:
 
 
 @dataclass
-class EnvironHandle:
-    """`os.environ` as the launch sets it.
-
-    `known` holds what the launcher (or the script) set; `per_rank` what the runner sets with a
-    value that differs per rank; `complete` whether nothing else can be set (never true: the
-    user's shell exports what it likes), so any other name is unknown, not absent.
-    """
-
-    known: dict[str, Val]
-    per_rank: frozenset[str] = frozenset()
-    removed: set[str] = field(default_factory=set)
-
-
-@dataclass
 class RunnerHandle:
     """A Runner the script built (or the registry built for it)."""
 
@@ -140,7 +125,3 @@ class WrapperHandle:
     """A model wrapper the script built itself (DistributedDataParallel and friends)."""
 
     kind: str
-
-
-def environment_values(environment: Mapping[str, str]) -> dict[str, str]:
-    return dict(environment)
