@@ -1,8 +1,9 @@
 """The objects an entry script works with besides config data, as the interpreter models them.
 
 Each is held in an `Opaque("object", ...)` value's `py`: the argparse parser and its namespace,
-the Runner, a DDP wrapper (the process environment is environ.py's). The names MMEngine, PyTorch and argparse
-give the functions a script calls are listed here once, so the interpreter dispatches on them.
+the Runner, a DDP wrapper (the process environment is environ.py's). The names MMEngine, PyTorch
+and argparse give the functions a script calls are listed here once, so the interpreter
+dispatches on them.
 """
 
 from __future__ import annotations
