@@ -416,3 +416,27 @@ def test_a_config_the_script_makes_unknown_is_said_not_checked(
     assert code == 1
     assert f"train.py:{line}:14: CL906 the config this launch hands to the Runner cannot be " in out
     assert "the launch is not checked" in out
+
+
+def test_entry_points_in_the_settings_launch_every_config_found(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _project(
+        tmp_path,
+        "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n",
+    )
+    (project / "configs" / "second.py").write_text(CLEAN_CONFIG, encoding="utf-8")
+    (project / "pyproject.toml").write_text(
+        '[tool.cfglint]\ndefault-target = "cpu"\nentry-points = ["train.py --launcher pytorch"]\n',
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(project)
+    code = main(["check", "."])
+    out = capsys.readouterr().out
+    line = _line_of(project, "cfg.model_wrapper_cfg =")
+    assert code == 1
+    assert (
+        f"train.py:{line}:29: CL201 [*] `model_wrapper_cfg` (MMDistributedDataParallel) leaves out"
+    ) in out
+    assert "= applies to 2 configs: configs/leaf.py, configs/second.py" in out
+    assert "train.py:1:1" not in out  # the entry script is never checked as a config
