@@ -30,8 +30,9 @@ class Discovered:
 
 
 def is_base_file(path: Path) -> bool:
-    """Files inside a `_base_` folder are only ever inherited, never launched."""
-    return BASE_FOLDER in path.parts[:-1]
+    """Files inside a `_base_` folder, or named `_base_*` beside the configs inheriting them
+    (a model kept next to its leaves), are only ever inherited, never launched."""
+    return BASE_FOLDER in path.parts[:-1] or path.name.startswith(BASE_FOLDER)
 
 
 def walk_files(

@@ -14,7 +14,7 @@ import tomllib
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from cfglint import directives, files, globs
-from cfglint.errors import UserError
+from cfglint.errors import NoTargetError, UserError
 
 FixPlacement = Literal["auto", "origin", "leaf"]
 
@@ -32,6 +32,15 @@ DEFAULT_EXCLUDE = (
     "work_dirs",
     ".cfglint_cache",
 )
+
+
+# Folders that hold installed code, never the project's own configs.
+INSTALLED_FOLDERS = frozenset({"site-packages", "dist-packages"})
+
+
+def installed_code(folders: Iterable[str]) -> bool:
+    """Whether a path with these folders is installed code (a `pkg::` base), never edited."""
+    return any(name in INSTALLED_FOLDERS for name in folders)
 
 
 def default_excluded(names: Iterable[str]) -> bool:
@@ -204,11 +213,12 @@ def settings_for(path: Path | None) -> Settings:
     return Settings(root=Path.cwd(), source=None, table=SettingsTable())
 
 
-NO_TARGET_HELP = (
-    "no target for this config: pass --target NAME, add `# cfglint: target=NAME` to the "
-    "config, or set `default-target` (or a `targets` glob) under [tool.cfglint] in "
-    "pyproject.toml; `cfglint targets` lists the names"
+HOW_TO_SET_A_TARGET = (
+    "pass --target NAME, add `# cfglint: target=NAME` to the config, or set `default-target` "
+    "(or a `targets` glob) under [tool.cfglint] in pyproject.toml; `cfglint targets` lists "
+    "the names"
 )
+NO_TARGET_HELP = f"no target for this config: {HOW_TO_SET_A_TARGET}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +252,7 @@ def target_choice(config: Path, cli_target: str | None, text: str | None = None)
         return TargetChoice(
             settings.table.default_target, f"{settings.source}: [tool.cfglint] default-target"
         )
-    raise UserError(f"{config}: {NO_TARGET_HELP}")
+    raise NoTargetError(config, NO_TARGET_HELP)
 
 
 def target_name_for(config: Path, cli_target: str | None, text: str | None = None) -> str:

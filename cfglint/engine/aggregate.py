@@ -1,4 +1,8 @@
-"""Merge per-config findings into violations: one per (code, location, target)."""
+"""Merge per-config findings into violations: one per (code, location, target).
+
+A finding about a key no file writes is held back until every config is in, then reported at
+the site the configs lacking it share (engine/grouping.py).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cfglint.engine.grouping import Checked, Lacking, choose_sites, site_span
 from cfglint.engine.inheritors import real
+from cfglint.reprs import exact_repr
 from cfglint.rules.base import Finding
+from cfglint.settings import installed_code
 from cfglint.types import FixIntent, LoadProblem, Severity, Span, Violation
 
 
@@ -31,15 +38,38 @@ def file_span(path: Path) -> Span:
 
 # A CL906 is one per rule that needs the value: each can be selected and suppressed on its own.
 _Identity = tuple[str, Span, str | None, str | None]
+# Findings about a key no file writes, held back per (code, target, needed_by).
+_Pool = tuple[str, str, str | None]
 
 
 class Aggregator:
     def __init__(self) -> None:
         self._groups: dict[_Identity, _Group] = {}
+        self._lacking: dict[_Pool, dict[Path, tuple[Path, Finding, tuple[Path, ...]]]] = {}
+        self._readers: dict[Path, set[Path]] = {}
+        self._reads: dict[Path, tuple[Path, ...]] = {}
 
-    def add_findings(self, config: Path, target: str, findings: Iterable[Finding]) -> None:
+    def add_findings(
+        self,
+        config: Path,
+        target: str,
+        findings: Iterable[Finding],
+        reads: tuple[Path, ...] | None = None,
+    ) -> None:
+        """``reads``: the files the config's resolution read, when findings about a key it
+        lacks may be reported at a file it shares with other configs (None: a launch, whose
+        paths through the entry script place such findings at the config itself)."""
+        read = tuple(dict.fromkeys(real(path) for path in reads)) if reads is not None else None
+        if read is not None:
+            self._reads[real(config)] = read
+            for path in read:
+                self._readers.setdefault(path, set()).add(real(config))
         for finding in findings:
             chain: tuple[Path, ...]
+            if read is not None and finding.at is None and finding.node is None:
+                pool = (finding.code, target, finding.needed_by)
+                self._lacking.setdefault(pool, {})[real(config)] = (config, finding, read)
+                continue
             if finding.at is not None:
                 span, chain = finding.at.span, finding.at.chain
             elif finding.node is None:
@@ -78,7 +108,29 @@ class Aggregator:
             )
         return self._groups[identity]
 
+    def _place_lacking(self) -> None:
+        for (code, target, needed_by), entries in self._lacking.items():
+            lacking = [
+                Lacking(key, _wants(finding), read) for key, (_, finding, read) in entries.items()
+            ]
+            checked = Checked(self._readers, self._reads)
+            for site, configs in choose_sites(lacking, checked, _eligible).items():
+                shared = len(configs) > 1
+                for config in configs:
+                    path, finding, _read = entries[config]
+                    span = site_span(site) if shared else file_span(path)
+                    group = self._group(
+                        code, finding.message, span, target, (span.path,), needed_by
+                    )
+                    group.key = finding.key
+                    group.severity = finding.severity
+                    if group.fix_intent is None:
+                        group.fix_intent = finding.fix
+                    group.configs[path] = None
+        self._lacking.clear()
+
     def violations(self) -> list[Violation]:
+        self._place_lacking()
         result = []
         for group in self._groups.values():
             configs = tuple(sorted(group.configs))
@@ -98,3 +150,16 @@ class Aggregator:
                 )
             )
         return sorted(result, key=lambda v: (v.span, v.code, v.target or "", v.needed_by or ""))
+
+
+def _wants(finding: Finding) -> str:
+    """What the config needs written: configs needing the same edit may share it."""
+    fix = finding.fix
+    changes = None if fix is None else [(change.key, change.value) for change in fix.changes]
+    return exact_repr((finding.message, changes))
+
+
+def _eligible(path: Path) -> bool:
+    # Installed code (a `pkg::` base) is never edited; fix placement checks the rest (the
+    # project's bounds, settings, permissions) and falls back to the leaves.
+    return not installed_code(path.parts[:-1])

@@ -157,9 +157,14 @@ class Placer:
         intent = violation.fix_intent
         assert intent is not None
         config, primary = self._resolved(violation)
+        # A key no file writes goes where the check reported it: a base the configs lacking it
+        # share (engine/grouping.py), or the config itself.
+        site = violation.span.path
+        if real(site) not in {real(path) for path in config.files}:
+            site = config.path
         files: dict[Path, FileChanges] = {}
         for change in intent.changes:
-            for path, placed in _locate(config, change.key, change.value):
+            for path, placed in _locate(config, change.key, change.value, site):
                 entry = files.setdefault(real(path), FileChanges(path))
                 if isinstance(placed, SpanChange):
                     entry = FileChanges(entry.path, entry.changes, (*entry.anchored, placed))
@@ -170,7 +175,34 @@ class Placer:
             raise _NotPlaceable("nothing to change where the value is written")
         for entry in files.values():
             self._check_origin_file(entry.path, violation, found)
+            if entry.changes and real(entry.path) != real(config.path):
+                self._check_shared_site(entry.path, entry.changes, violation)
         return Placement("origin", tuple(files.values()), primary)
+
+    def _check_shared_site(
+        self, path: Path, changes: tuple[KeyChange, ...], violation: Violation
+    ) -> None:
+        """A key added to a base reaches every config reading it: each must lack the key (a
+        config setting it would get a merged value) or be one the fix is for."""
+        members = {real(config) for config in violation.configs}
+        tops = {change.key[:1] for change in changes}
+        for config in self._index.inheritors(path):
+            if real(config.path) in members:
+                continue
+            resolved: object = (
+                self._result.resolved.get(config.path)
+                if config.checked
+                else self._index.load(config.path)
+            )
+            shown = display_path(path)
+            if not isinstance(resolved, ResolvedConfig):
+                raise _NotPlaceable(f"{shown} is not edited: {display_path(config.path)} reads it")
+            for top in tops:
+                if resolved.get(top) is not None:
+                    raise _NotPlaceable(
+                        f"{shown} is not edited: {display_path(config.path)} reads it and sets "
+                        f"`{dotted(top)}` itself"
+                    )
 
     def _check_origin_file(self, path: Path, violation: Violation, found: Candidates) -> None:
         shown = display_path(path)
@@ -370,9 +402,10 @@ def _refuse_overlay(config: ResolvedConfig, intent: FixIntent) -> None:
 Located = list[tuple[Path, KeyChange | SpanChange]]
 
 
-def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object) -> Located:
+def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object, site: Path) -> Located:
     """Where each part of a change goes in the files the config reads: at the value written
-    for the key, or in the deepest dict on its path that exists (adding the rest)."""
+    for the key, or in the deepest dict on its path that exists (adding the rest); a new
+    top-level key goes to ``site``."""
     node: ConfigNode = config.root
     for depth, part in enumerate(key):
         if isinstance(node, UnknownNode):
@@ -383,8 +416,8 @@ def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object) -> Loca
         if child is None:
             if value is REMOVE:
                 return []
-            if depth == 0:  # a new top-level key: the config itself
-                return [(config.path, KeyChange(key, value))]
+            if depth == 0:
+                return [(site, KeyChange(key, value))]
             return [_at(node, key, depth, value)]
         node = child
     if isinstance(node, UnknownNode):
@@ -393,7 +426,7 @@ def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object) -> Loca
         return [
             located
             for sub_key, sub_value in value.items()
-            for located in _locate(config, (*key, str(sub_key)), sub_value)
+            for located in _locate(config, (*key, str(sub_key)), sub_value, site)
         ]
     return [_at(node, key, len(key), value)]
 

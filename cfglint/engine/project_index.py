@@ -20,13 +20,10 @@ from cfglint.engine.inheritors import InheritanceIndexes, project_root, real
 from cfglint.engine.run import CheckResult, is_fragment
 from cfglint.fix import unwritable_reason
 from cfglint.loader import Loader
-from cfglint.settings import declared_target, default_excluded, settings_for
+from cfglint.settings import declared_target, default_excluded, installed_code, settings_for
 from cfglint.types import LoadResult, ResolvedConfig
 
 __all__ = ["ProjectConfig", "ProjectIndex", "real"]
-
-# Folders that hold installed code, never the project's own configs.
-_INSTALLED = frozenset({"site-packages", "dist-packages"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +156,7 @@ class ProjectIndex:
         if root is None:
             return "it is outside the project"
         folders = path.relative_to(root).parts[:-1]
-        if any(part in _INSTALLED for part in folders) or default_excluded(folders):
+        if installed_code(folders) or default_excluded(folders):
             return "it is installed code or in an excluded folder"
         if path not in self._checked and settings_for(file).is_excluded(file):
             return "the settings exclude it"

@@ -20,13 +20,19 @@ from cfglint.engine.launches import (
     settings_entries,
 )
 from cfglint.engine.selection import NoqaIndex, Selection
-from cfglint.errors import UserError
+from cfglint.errors import NoTargetError, UserError
 from cfglint.loader import Loader
 from cfglint.paths import display_path
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.base import Rule
 from cfglint.rules.cl9xx_loader import WARNING_CODES
-from cfglint.settings import Settings, declared_choice, settings_for, target_choice
+from cfglint.settings import (
+    HOW_TO_SET_A_TARGET,
+    Settings,
+    declared_choice,
+    settings_for,
+    target_choice,
+)
 from cfglint.targets import Target, TargetRegistry
 from cfglint.types import (
     HostFacts,
@@ -212,8 +218,14 @@ def run_check(
         selection = _selection(settings_for(config), request)
         return [rule for rule in CHECK_RULES if selection.wants(rule.code)]
 
+    no_target: dict[str, Path] = {}
+
     def target_for(config: Path, named: bool) -> Target:
-        return targets.for_config(config, request.cli_target, settings_for(config), named=named)
+        try:
+            return targets.for_config(config, request.cli_target, settings_for(config), named=named)
+        except NoTargetError as error:
+            no_target[str(error)] = config
+            raise
 
     checker = LaunchChecker(loader, aggregator, target_for, rules_for, NEUTRAL_HOST)
     named_files = {real(path) for path in discovered.named}
@@ -244,7 +256,7 @@ def run_check(
         except Exception as error:  # a bug for this config must not stop the others
             internal.append(internal_error(error, leaf))
             continue
-        aggregator.add_findings(leaf, target.name, findings)
+        aggregator.add_findings(leaf, target.name, findings, config.files)
 
     noqa = NoqaIndex()
     kept = []
@@ -270,7 +282,7 @@ def run_check(
         )
     return CheckResult(
         tuple(kept),
-        tuple(dict.fromkeys(errors)),
+        tuple(_no_target_once(errors, no_target)),
         resolved,
         target_of,
         tuple(warnings),
@@ -280,6 +292,19 @@ def run_check(
 
 
 NEUTRAL_HOST = HostFacts(mmengine_device="cpu", cuda=False)
+
+
+def _no_target_once(errors: list[str], no_target: Mapping[str, Path]) -> list[str]:
+    """The errors, each once, with the configs that have no target told in one line."""
+    once = list(dict.fromkeys(errors))
+    if len(no_target) < 2:
+        return once
+    configs = sorted(display_path(path) for path in no_target.values())
+    shown = ", ".join(configs[:3]) + (f" and {len(configs) - 3} more" if len(configs) > 3 else "")
+    first = once.index(next(error for error in once if error in no_target))
+    rest = [error for error in once if error not in no_target]
+    rest.insert(first, f"no target for {len(configs)} configs ({shown}): {HOW_TO_SET_A_TARGET}")
+    return rest
 
 
 def _entry_scripts(request: CheckRequest, launchers: ProjectLaunchers) -> set[Path]:
