@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from cfglint.config_sniff import looks_like_config
 from cfglint.files import UnreadableFileError, is_dir, regular_file_status
 from cfglint.settings import default_excluded, settings_for
 from cfglint.types import LoadProblem, Span
@@ -27,6 +28,9 @@ class Discovered:
     named: tuple[Path, ...] = ()
     # Shell launchers named or found (`*.sh`): the launches they start are checked.
     launchers: tuple[Path, ...] = ()
+    # `.py` files a folder walk left out because they do not look like configs (no `include`
+    # in the settings): the run says how many.
+    skipped: tuple[Path, ...] = ()
 
 
 def is_base_file(path: Path) -> bool:
@@ -71,9 +75,12 @@ def walk_files(
 LAUNCHER_SUFFIX = ".sh"
 
 
-def _walk(folder: Path, problems: list[LoadProblem]) -> Iterator[tuple[Path, bool]]:
+def _walk(
+    folder: Path, problems: list[LoadProblem], skipped: list[Path]
+) -> Iterator[tuple[Path, bool]]:
     """Each file the walk finds, and whether it is a launcher (else an included config)."""
     settings = settings_for(folder)
+    sniff = settings.table.include is None
 
     def unreadable(path: Path, error: OSError) -> None:
         # Never a silent pass: the configs in there are not checked, and the run says so.
@@ -84,8 +91,13 @@ def _walk(folder: Path, problems: list[LoadProblem]) -> Iterator[tuple[Path, boo
     for path in walk_files(folder, unreadable=unreadable):
         if path.suffix == LAUNCHER_SUFFIX:
             yield path, True
-        elif settings.is_included(path):
+        elif not settings.is_included(path):
+            continue
+        elif not sniff or is_base_file(path) or looks_like_config(path):
+            # A base is checked through the configs inheriting it, whatever it holds.
             yield path, False
+        elif path.suffix == ".py":
+            skipped.append(path)
 
 
 def _named_file_problem(path: Path) -> LoadProblem | None:
@@ -107,13 +119,14 @@ def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
     named: dict[Path, None] = {}
     launchers: dict[Path, None] = {}
     problems: list[LoadProblem] = []
+    skipped: list[Path] = []
     for given in paths:
         absolute = Path(os.path.abspath(given))
         if force_exclude and settings_for(absolute).is_excluded(absolute):
             continue
         if is_dir(absolute):
             # A base met while walking a folder is checked through the leaves found there.
-            for path, is_launcher in _walk(absolute, problems):
+            for path, is_launcher in _walk(absolute, problems, skipped):
                 if is_launcher:
                     launchers[path] = None
                 elif not is_base_file(path):
@@ -127,4 +140,11 @@ def discover(paths: Sequence[Path], force_exclude: bool = False) -> Discovered:
             # A file named explicitly is checked whatever `include` says, as ruff does.
             (bases if is_base_file(absolute) else leaves)[absolute] = None
             named[absolute] = None
-    return Discovered(tuple(leaves), tuple(bases), tuple(problems), tuple(named), tuple(launchers))
+    return Discovered(
+        tuple(leaves),
+        tuple(bases),
+        tuple(problems),
+        tuple(named),
+        tuple(launchers),
+        tuple(dict.fromkeys(skipped)),
+    )

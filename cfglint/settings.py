@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from cfglint import directives, files, globs
 from cfglint.errors import NoTargetError, UserError
+from cfglint.loader.source import CONFIG_SUFFIXES
 
 FixPlacement = Literal["auto", "origin", "leaf"]
 
@@ -74,7 +75,9 @@ class SettingsTable(BaseModel):
 
     default_target: str | None = None
     targets: dict[str, str] = Field(default_factory=dict)
-    include: tuple[str, ...] = ("*.py",)
+    # None: every config suffix, and a folder walk keeps the files that look like configs
+    # (cfglint/config_sniff.py); given: exactly the files these globs match.
+    include: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
     select: tuple[_Selector, ...] | None = None
@@ -115,6 +118,8 @@ class Settings(BaseModel):
         return any(globs.matches(pattern, relative) for pattern in patterns)
 
     def is_included(self, path: Path) -> bool:
+        if self.table.include is None:
+            return path.suffix.lower() in CONFIG_SUFFIXES
         return any(
             globs.matches(pattern, PurePosixPath(path.name)) for pattern in self.table.include
         )

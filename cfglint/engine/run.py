@@ -272,6 +272,13 @@ def run_check(
             violation = replace(violation, severity="warning")
         kept.append(violation)
     warnings = [*noqa.warnings, *launched.warnings, *_unreadable_folders(indexes)]
+    if discovered.skipped:
+        count = len(discovered.skipped)
+        warnings.append(
+            f"skipped {count} .py file{'s' if count > 1 else ''} that do not look like "
+            "MMEngine configs (code, or no config keys); name a file to check it anyway, or "
+            "set `include` under [tool.cfglint]"
+        )
     nothing_found = not (discovered.leaves or discovered.bases or discovered.launchers)
     if nothing_found and not discovered.problems:
         warnings.append("no config files found under the given paths")

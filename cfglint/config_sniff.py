@@ -1,0 +1,96 @@
+"""Does a file found while walking a folder look like an MMEngine config?
+
+Without an `include` in the settings, a folder walk meets ordinary Python modules (a package's
+code, a training script) and data files (OpenMMLab's `metafile.yml`). Checked as configs they
+fail in ways that are noise. A config is recognised by what MMEngine configs are made of:
+module-level assignments of the keys the Runner reads (or a `_base_`), and no function or class
+definitions, which no config needs. YAML and JSON configs are mappings with such keys at the
+top. A file named on the command line is always checked: this only filters what a walk finds.
+The test is textual, so that it costs a fraction of parsing the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from cfglint import files
+from cfglint.loader.source import CONFIG_SUFFIXES
+
+# Top-level keys MMEngine's Runner, or OpenMMLab's configs, use (and `_base_`).
+CONFIG_KEYS = (
+    "_base_",
+    "model",
+    "env_cfg",
+    "train_cfg",
+    "val_cfg",
+    "test_cfg",
+    "train_dataloader",
+    "val_dataloader",
+    "test_dataloader",
+    "val_evaluator",
+    "test_evaluator",
+    "optim_wrapper",
+    "param_scheduler",
+    "default_hooks",
+    "custom_hooks",
+    "default_scope",
+    "log_processor",
+    "log_level",
+    "launcher",
+    "model_wrapper_cfg",
+    "runner_type",
+    "strategy",
+    "work_dir",
+    "load_from",
+    "resume",
+    "randomness",
+    "data_preprocessor",
+    "visualizer",
+    "vis_backends",
+    "auto_scale_lr",
+    "dataset_type",
+    "data_root",
+    "train_pipeline",
+    "test_pipeline",
+    "custom_imports",
+    "find_unused_parameters",
+    "cudnn_benchmark",
+    "dist_params",
+    "tta_model",
+    "tta_pipeline",
+)
+_KEYS = "|".join(CONFIG_KEYS)
+_PY_ASSIGNMENT = re.compile(rf"^(?:{_KEYS})\s*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
+_PY_LAZY = re.compile(r"^with\s+read_base\s*\(\s*\)\s*:", re.MULTILINE)
+_PY_CODE = re.compile(r"^(?:async\s+def|def|class)\s|^if\s+__name__\s*==", re.MULTILINE)
+_YAML_KEY = re.compile(rf"^['\"]?(?:{_KEYS})['\"]?\s*:", re.MULTILINE)
+
+PY_SUFFIX = ".py"
+YAML_SUFFIXES = (".yaml", ".yml")
+JSON_SUFFIX = ".json"
+__all__ = ["CONFIG_SUFFIXES", "looks_like_config"]
+
+
+def looks_like_config(path: Path) -> bool:
+    """Whether a file found in a folder walk is checked as a config. A file that cannot be
+    read is (its problem is reported where the check reads it)."""
+    suffix = path.suffix.lower()
+    try:
+        text = files.read_text_capped(path, errors="replace")
+    except OSError:
+        return True
+    if suffix == PY_SUFFIX:
+        if _PY_CODE.search(text):
+            return False
+        return bool(_PY_ASSIGNMENT.search(text) or _PY_LAZY.search(text))
+    if suffix in YAML_SUFFIXES:
+        return bool(_YAML_KEY.search(text))
+    if suffix == JSON_SUFFIX:
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return False
+        return isinstance(data, dict) and any(key in data for key in CONFIG_KEYS)
+    return False
