@@ -475,6 +475,9 @@ class Fix:
     message: str
     applicability: Applicability
     edits: tuple[TextEdit, ...]
+    # Its edits are one with another finding's (one `env_cfg` override that CL101 and CL301
+    # both need): that finding, by code and location, carries them; these are the rest.
+    applied_with: tuple[str, Span] | None = None
 
 
 Severity = Literal["error", "warning"]

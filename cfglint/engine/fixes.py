@@ -389,6 +389,9 @@ def planned_fixes(
     if internal_errors is not None:
         internal_errors.extend(plan.internal)
     placed = {id(violation): placement for violation, placement in plan.chosen}
+    # An edit goes to the first finding that needs it; a later one sharing it points there, so
+    # that applying every fix applies each edit once.
+    owners: dict[TextEdit, Violation] = {}
     out = []
     for violation in result.violations:
         intent = violation.fix_intent
@@ -397,7 +400,12 @@ def planned_fixes(
             out.append(replace(violation, fix=None))
             continue
         edits = _published_edits(violation, placement, plan)
-        out.append(replace(violation, fix=Fix(intent.message, intent.applicability, edits)))
+        shared = [owners[edit] for edit in edits if edit in owners]
+        own = tuple(edit for edit in edits if edit not in owners)
+        owners.update((edit, violation) for edit in own)
+        applied_with = (shared[0].code, shared[0].span) if shared else None
+        fix = Fix(intent.message, intent.applicability, own, applied_with)
+        out.append(replace(violation, fix=fix))
     return out
 
 

@@ -53,4 +53,16 @@ def _fix(fix: Fix | None, context: ReportContext) -> JsonObject | None:
         }
         for edit in fix.edits
     ]
-    return {"applicability": fix.applicability.value, "message": fix.message, "edits": edits}
+    fields: JsonObject = {
+        "applicability": fix.applicability.value,
+        "message": fix.message,
+        "edits": edits,
+    }
+    if fix.applied_with is not None:
+        code, span = fix.applied_with
+        fields["applied_with"] = {
+            "code": code,
+            "filename": str(absolute_path(span.path, context)),
+            "location": _location(span.line, span.column),
+        }
+    return fields

@@ -145,9 +145,20 @@ def _result(violation: Violation, index: int, context: ReportContext) -> JsonObj
             }
             for number, config in enumerate(violation.configs, start=1)
         ]
-    if violation.fix is not None:
-        result["fixes"] = [_fix(violation.fix, context)]
-    properties = {"target": violation.target, "key": violation.key}
+    fix = violation.fix
+    if fix is not None and fix.edits:
+        result["fixes"] = [_fix(fix, context)]
+    applied_with = None
+    if fix is not None and fix.applied_with is not None:
+        code, span = fix.applied_with
+        where = _artifact(span.path, context)["uri"]
+        applied_with = f"{code} at {where}:{span.line}:{span.column}"
+    properties = {
+        "target": violation.target,
+        "key": violation.key,
+        # Its fix is (part of) that result's: SARIF fixes of different results never overlap.
+        "fixAppliedWith": applied_with,
+    }
     result["properties"] = {name: value for name, value in properties.items() if value is not None}
     return result
 

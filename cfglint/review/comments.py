@@ -53,8 +53,17 @@ def place_findings(
     ordered = sorted_violations(violations, context)
     findings = [base_finding(violation, repo, context) for violation in ordered]
     clusters: list[_Cluster] = []
+    # A fix whose edits another finding carries (`applied_with`) joins that finding's suggestion.
+    deferred: list[tuple[int, tuple[str, Path, int, int]]] = []
     for index, violation in enumerate(ordered):
         if findings[index].body_reason is not None or violation.fix is None:
+            continue
+        carried_by = violation.fix.applied_with
+        if carried_by is not None and not violation.fix.edits:
+            code, span = carried_by
+            deferred.append(
+                (index, (code, absolute_path(span.path, context), span.line, span.column))
+            )
             continue
         reason = _fix_reason(violation, context)
         replacement = suggested_lines(violation, context, sources) if reason is None else None
@@ -65,6 +74,19 @@ def place_findings(
             continue
         path = absolute_path(violation.path, context)
         _join(clusters, path, replacement, index, own_edits(violation, context))
+    where = {
+        (v.code, absolute_path(v.path, context), v.span.line, v.span.column): i
+        for i, v in enumerate(ordered)
+    }
+    for index, owner in deferred:
+        owner_index = where.get(owner)
+        cluster = next(
+            (c for c in clusters if any(member == owner_index for member, _ in c.members)), None
+        )
+        if cluster is None:
+            findings[index] = replace(findings[index], fix_reason=NOT_EXPRESSIBLE)
+            continue
+        cluster.members = sorted([*cluster.members, (index, [])], key=lambda member: member[0])
     for cluster in clusters:
         _place_cluster(cluster, findings, diff, sources)
     return tuple(

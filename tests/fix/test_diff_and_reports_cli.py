@@ -95,20 +95,25 @@ def _apply(root: Path, edits: list[dict[str, object]]) -> None:
         Path(name).write_text(text)
 
 
-@pytest.mark.parametrize("which", [("CL301",), ("CL101",), ("CL301", "CL101")])
+@pytest.mark.parametrize("which", [("CL301",), ("CL301", "CL101")])
 def test_each_published_fix_is_correct_alone_and_together(
     tmp_path: Path, which: tuple[str, ...]
 ) -> None:
-    """CL301 and CL101 both need an `env_cfg` override in the same leaf: each publishes the
-    one combined override, so applying either gives a correct file; a consumer applying both
-    identical edits once each (as ruff and SARIF viewers do) gets the same file."""
+    """CL301 and CL101 both need an `env_cfg` override in the same leaf: the first publishes
+    the one combined override, the other points at it, so that a consumer applying every edit
+    of the report (none deduplicated) writes it once, and the first alone fixes both."""
     write_tree(tmp_path, TWO_FIXES_ONE_LEAF)
     report = run_cli("check", "--output-format", "json", cwd=tmp_path)
     records = {record["code"]: record for record in json.loads(report.stdout)}
-    assert records["CL301"]["fix"]["edits"] == records["CL101"]["fix"]["edits"]
+    assert records["CL101"]["fix"]["edits"] == []
+    assert records["CL101"]["fix"]["applied_with"] == {
+        "code": "CL301",
+        "filename": records["CL301"]["filename"],
+        "location": records["CL301"]["location"],
+    }
     edits: list[dict[str, object]] = []
     for code in which:
-        edits.extend(e for e in records[code]["fix"]["edits"] if e not in edits)
+        edits.extend(records[code]["fix"]["edits"])
     before = snapshot(tmp_path)
     _apply(tmp_path, edits)
     assert [name for name, data in snapshot(tmp_path).items() if before[name] != data] == [

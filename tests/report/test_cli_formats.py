@@ -96,7 +96,18 @@ def test_sarif_for_the_examples_is_valid(
     for item in base_results:
         assert len(item["relatedLocations"]) == 2
         assert "](1), [" in item["message"]["text"]
-        assert item["fixes"][0]["artifactChanges"]
+    # Both need the one `env_cfg` override in each leaf: the first result carries it, the other
+    # names that result, so that applying every fix writes each edit once.
+    cudnn, backend = sorted(base_results, key=lambda item: item["ruleId"], reverse=True)
+    changes = cudnn["fixes"][0]["artifactChanges"]
+    assert [change["artifactLocation"]["uri"] for change in changes] == [
+        "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card.py",
+        "configs/dinov3/train_dinov3_mmrs1m_t20_gcu_8card_ddp.py",
+    ]
+    assert "fixes" not in backend
+    assert backend["properties"]["fixAppliedWith"] == (
+        "CL301 at configs/_base_/default_runtime.py:11:21"
+    )
 
 
 def test_rdjson_for_the_examples_is_valid(
