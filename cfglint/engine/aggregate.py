@@ -15,7 +15,7 @@ from cfglint.engine.inheritors import real
 from cfglint.reprs import exact_repr
 from cfglint.rules.base import Finding
 from cfglint.settings import installed_code
-from cfglint.types import FixIntent, LoadProblem, Severity, Span, Violation
+from cfglint.types import FixIntent, LoadProblem, ResolvedConfig, Severity, Span, Violation
 
 
 @dataclass
@@ -48,20 +48,24 @@ class Aggregator:
         self._lacking: dict[_Pool, dict[Path, tuple[Path, Finding, tuple[Path, ...]]]] = {}
         self._readers: dict[Path, set[Path]] = {}
         self._reads: dict[Path, tuple[Path, ...]] = {}
+        # Each checked config's target and top-level keys.
+        self._sets: dict[Path, tuple[str, frozenset[str]]] = {}
 
     def add_findings(
         self,
         config: Path,
         target: str,
         findings: Iterable[Finding],
-        reads: tuple[Path, ...] | None = None,
+        resolved: ResolvedConfig | None = None,
     ) -> None:
-        """``reads``: the files the config's resolution read, when findings about a key it
-        lacks may be reported at a file it shares with other configs (None: a launch, whose
-        paths through the entry script place such findings at the config itself)."""
-        read = tuple(dict.fromkeys(real(path) for path in reads)) if reads is not None else None
-        if read is not None:
+        """``resolved``: the config as checked, when findings about a key it lacks may be
+        reported at a file it shares with other configs (None: a launch, whose paths through
+        the entry script place such findings at the config itself)."""
+        read = None
+        if resolved is not None:
+            read = tuple(dict.fromkeys(real(path) for path in resolved.files))
             self._reads[real(config)] = read
+            self._sets[real(config)] = (target, frozenset(map(str, resolved.root.entries)))
             for path in read:
                 self._readers.setdefault(path, set()).add(real(config))
         for finding in findings:
@@ -113,7 +117,15 @@ class Aggregator:
             lacking = [
                 Lacking(key, _wants(finding), read) for key, (_, finding, read) in entries.items()
             ]
-            checked = Checked(self._readers, self._reads)
+            top = _top_key(next(iter(entries.values()))[1])
+
+            def unaffected(reader: Path, target: str = target, top: str = top) -> bool:
+                # A config of the same target that does not set the key gets it unchanged
+                # from the site: one the rule passes without it (a FlexibleRunner config).
+                facts = self._sets.get(reader)
+                return facts is not None and facts[0] == target and top not in facts[1]
+
+            checked = Checked(self._readers, self._reads, unaffected)
             for site, configs in choose_sites(lacking, checked, _eligible).items():
                 shared = len(configs) > 1
                 for config in configs:
@@ -157,6 +169,13 @@ def _wants(finding: Finding) -> str:
     fix = finding.fix
     changes = None if fix is None else [(change.key, change.value) for change in fix.changes]
     return exact_repr((finding.message, changes))
+
+
+def _top_key(finding: Finding) -> str:
+    """The top-level key a finding about a missing key adds."""
+    if finding.fix is not None and finding.fix.changes:
+        return finding.fix.changes[0].key[0]
+    return (finding.key or "").split(".")[0]
 
 
 def _eligible(path: Path) -> bool:

@@ -6,8 +6,9 @@ of them on mmdet's tree, all the same). Instead the configs lacking a key are re
 they all read, the site, where one edit adds the key for all of them:
 
 - a site is read by at least two configs that lack the key and want the same value;
-- every checked config reading the site lacks the key (for the same target): adding it there
-  changes no config that sets the key itself, and none of another target;
+- every checked config reading the site lacks the key and has the same target (most of them
+  with the finding): adding it there changes no config that sets the key itself, and none of
+  another target;
 - configs wanting another value (`find_unused_parameters=True`) get a site of their own, which
   inherits any site already chosen for configs reading it (so its value wins), or their own
   file, whose override beats any base;
@@ -46,6 +47,8 @@ class Checked:
 
     readers: Mapping[Path, Set[Path]]  # file -> every checked config reading it
     reads: Mapping[Path, tuple[Path, ...]]  # checked config -> the files it reads
+    # A checked config without the finding that the key may still reach through a site.
+    unaffected: Callable[[Path], bool]
 
 
 def choose_sites(
@@ -101,7 +104,11 @@ def _best_site(
         if count < 2:
             return None
         reading = readers.get(path, frozenset())
-        if reading <= wants.keys() and overrides_taken(path, reading) and eligible(path):
+        if (
+            all(config in wants or checked.unaffected(config) for config in reading)
+            and overrides_taken(path, reading)
+            and eligible(path)
+        ):
             return path
     return None
 

@@ -256,7 +256,7 @@ def run_check(
         except Exception as error:  # a bug for this config must not stop the others
             internal.append(internal_error(error, leaf))
             continue
-        aggregator.add_findings(leaf, target.name, findings, config.files)
+        aggregator.add_findings(leaf, target.name, findings, config)
 
     noqa = NoqaIndex()
     kept = []
