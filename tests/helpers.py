@@ -37,9 +37,7 @@ def run_cli(
     return CliResult(completed.returncode, completed.stdout, completed.stderr)
 
 
-def run_cli_on_a_terminal(
-    *args: str | Path, cwd: Path, stdout_file: Path
-) -> tuple[int, str, str]:
+def run_cli_on_a_terminal(*args: str | Path, cwd: Path, stdout_file: Path) -> tuple[int, str, str]:
     """Run ``cfglint`` with stderr on a pseudo-terminal (where progress is drawn) and stdout
     redirected to a file, as in ``cfglint ... > report.txt`` typed at a terminal.
 
@@ -74,3 +72,31 @@ def run_cli_on_a_terminal(
     os.close(controller)
     exit_code = process.wait(timeout=600)
     return exit_code, drawn.decode(errors="replace"), stdout_file.read_text(encoding="utf-8")
+
+
+def mmengine_values(config: Path, *keys: str) -> list[object]:
+    """What real MMEngine's `Config.fromfile` gives for each dotted key (`'absent'` when a
+    step is missing), in a subprocess so that nothing of it stays in the test process."""
+    import json
+
+    script = (
+        "import json, sys\n"
+        "from mmengine.config import Config\n"
+        "cfg = Config.fromfile(sys.argv[1], import_custom_modules=False).to_dict()\n"
+        "out = []\n"
+        "for key in sys.argv[2:]:\n"
+        "    value = cfg\n"
+        "    for part in key.split('.'):\n"
+        "        value = value.get(part, 'absent') if isinstance(value, dict) else 'absent'\n"
+        "    out.append(value)\n"
+        "print(json.dumps(out))\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script, str(config), *keys],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = json.loads(completed.stdout)
+    assert isinstance(loaded, list)
+    return loaded

@@ -17,9 +17,11 @@ from cfglint.rules.base import (
     unknown_finding,
 )
 from cfglint.rules.launch_facts import events
-from cfglint.rules.schema import EMPTY_LIST, IS_DDP_WRAPPER, accepted_values, unless_flexible_runner
+from cfglint.rules.schema import EMPTY_LIST, IS_DDP_WRAPPER, accepted_values, at_wrapper
 from cfglint.rules.wrapper import (
+    DDP_STRATEGY,
     DEFAULT_WRAPPER,
+    STRATEGY_KEY,
     WRAPPER_KEY,
     ConfiguredWrapper,
     DefaultWrapper,
@@ -49,6 +51,25 @@ SEED_ERROR = (
 )
 
 
+def _strategy_wrapper_fix(ctx: RuleContext, state: DefaultWrapper) -> FixIntent:
+    # DDPStrategy's default wrapper is dict(type='MMDistributedDataParallel',
+    # broadcast_buffers=False): keep it, with device_ids=None.
+    wrapper = {"type": DEFAULT_WRAPPER, "broadcast_buffers": False, "device_ids": None}
+    if state.no_strategy:
+        change = KeyChange((STRATEGY_KEY,), {"type": DDP_STRATEGY, "model_wrapper": wrapper})
+        message = (
+            f"Add `{STRATEGY_KEY} = dict(type='{DDP_STRATEGY}', "
+            "model_wrapper=dict(..., device_ids=None))`"
+        )
+    else:
+        change = KeyChange(tuple(state.key.split(".")), wrapper)
+        message = (
+            f"Add `model_wrapper=dict(type='{DEFAULT_WRAPPER}', ..., device_ids=None)` "
+            f"to `{STRATEGY_KEY}`"
+        )
+    return FixIntent(message, (change,), policy_applicability(ctx))
+
+
 def _default_wrapper_fix(ctx: RuleContext) -> FixIntent | None:
     # Keep what MMEngine's default wrap did (broadcast_buffers=False, the top-level
     # find_unused_parameters), so the fix changes device_ids and nothing else.
@@ -71,10 +92,11 @@ def _default_wrapper_fix(ctx: RuleContext) -> FixIntent | None:
     )
 
 
-def _set_none_fix(ctx: RuleContext) -> FixIntent:
+def _set_none_fix(ctx: RuleContext, wrapper_key: str = WRAPPER_KEY) -> FixIntent:
+    key = f"{wrapper_key}.device_ids"
     return FixIntent(
-        f"Set `{ctx.key}=None`",
-        (KeyChange(tuple(ctx.key.split(".")), None),),
+        f"Set `{key}=None`",
+        (KeyChange(tuple(key.split(".")), None),),
         policy_applicability(ctx),
     )
 
@@ -94,6 +116,17 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     target = ctx.target.name
     if isinstance(state, UnknownWrapper):
         yield unknown_finding(ctx, CODE, state.node, WRAPPER_KEY)
+    elif isinstance(state, DefaultWrapper) and state.in_strategy:
+        missing = STRATEGY_KEY if state.no_strategy else state.key
+        yield Finding(
+            CODE,
+            f"no `{missing}`: FlexibleRunner's {DDP_STRATEGY} wraps the model in "
+            f"{DEFAULT_WRAPPER}(device_ids=[LOCAL_RANK]), which fails on target {target}; "
+            f"add `model_wrapper` with `device_ids=None` to `{STRATEGY_KEY}`",
+            f"{state.key}.device_ids",
+            state.node or state.anchor,
+            _strategy_wrapper_fix(ctx, state),
+        )
     elif isinstance(state, DefaultWrapper):
         yield Finding(
             CODE,
@@ -113,39 +146,40 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
 
 def _check_ddp(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Finding]:
     target = ctx.target.name
+    key = f"{state.key}.device_ids"
     device_ids = state.node.entries.get("device_ids")
     if device_ids is None:
         yield Finding(
             CODE,
-            f"`{WRAPPER_KEY}` ({state.type_name}) leaves out `device_ids`: MMEngine then "
+            f"`{state.key}` ({state.type_name}) leaves out `device_ids`: MMEngine then "
             f"injects device_ids=[LOCAL_RANK], which fails on target {target}; write "
             f"`device_ids=None` explicitly (leaving it out is not enough)",
-            ctx.key,
+            key,
             state.node,
-            _set_none_fix(ctx),
+            _set_none_fix(ctx, state.key),
         )
         return
     if isinstance(device_ids, UnknownNode):
-        yield unknown_finding(ctx, CODE, device_ids, ctx.key)
+        yield unknown_finding(ctx, CODE, device_ids, key)
         return
     # A list is non-empty whatever its items are: `[int(os.environ['LOCAL_RANK'])]` fails too.
     if not (isinstance(device_ids, SequenceNode) and device_ids.items):
         try:
             value = to_python(device_ids)
         except UnknownValueError as error:
-            yield unknown_finding(ctx, CODE, error.node, ctx.key)
+            yield unknown_finding(ctx, CODE, error.node, key)
             return
         if ctx.policy.value_ok(value) or ddp_ignores(value):
             return
     shown = to_python(device_ids, _Source)
     yield Finding(
         CODE,
-        f"`device_ids={display_repr(shown)}` in `{WRAPPER_KEY}`: DDP rejects device ids for a "
+        f"`device_ids={display_repr(shown)}` in `{state.key}`: DDP rejects device ids for a "
         "model whose "
         f"parameters are on the CPU, as on target {target}; use `device_ids=None`",
-        ctx.key,
+        key,
         device_ids,
-        _set_none_fix(ctx),
+        _set_none_fix(ctx, state.key),
     )
 
 
@@ -159,9 +193,9 @@ def _check_custom(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Findin
         f"cannot tell statically whether `{state.type_name}` subclasses DistributedDataParallel "
         f"(MMEngine checks with issubclass at run time); if it does, MMEngine passes it "
         f"device_ids=[LOCAL_RANK], which fails on target {ctx.target.name}: write "
-        f"`device_ids=None` in `{WRAPPER_KEY}`, or add `# cfglint: noqa: {CODE}` to this line "
+        f"`device_ids=None` in `{state.key}`, or add `# cfglint: noqa: {CODE}` to this line "
         "if it is not a DDP wrapper",
-        ctx.key,
+        f"{state.key}.device_ids",
         type_node,
         needed_by=CODE,
         severity="warning",
@@ -216,20 +250,16 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
 def _schema(policy: KeyPolicy) -> JsonSchema:
     # Whether a custom wrapper type subclasses DDP is a run-time question: the schema lets it
     # pass, as the check does (it warns instead).
-    return unless_flexible_runner(
+    return at_wrapper(
         {
-            "required": [WRAPPER_KEY],
-            "properties": {
-                WRAPPER_KEY: {
-                    "not": {"type": "null"},
-                    "if": IS_DDP_WRAPPER,
-                    "then": {
-                        "required": ["device_ids"],
-                        "properties": {"device_ids": accepted_values(policy, EMPTY_LIST)},
-                    },
-                }
+            "not": {"type": "null"},
+            "if": IS_DDP_WRAPPER,
+            "then": {
+                "required": ["device_ids"],
+                "properties": {"device_ids": accepted_values(policy, EMPTY_LIST)},
             },
-        }
+        },
+        required=True,
     )
 
 
@@ -278,9 +308,12 @@ RULE = Rule(
         "`MyCustomDDP`), MMEngine decides at run time with `issubclass(type, "
         "DistributedDataParallel)`; cfglint cannot, so it reports a CL906 warning unless the "
         "config says `device_ids=None`.\n\n"
-        "Configs with `runner_type='FlexibleRunner'` are not checked: FlexibleRunner never reads "
-        "`model_wrapper_cfg` (its `strategy` wraps the model, with the strategy's own "
-        "`model_wrapper`), and FlexibleRunner strategies are not checked yet.\n\n"
+        "A config with `runner_type='FlexibleRunner'` never uses `model_wrapper_cfg`: its "
+        "`strategy` wraps the model. A `DDPStrategy` (also what a FlexibleRunner builds under a "
+        "distributed launch when the config has no `strategy`) wraps it in "
+        "`strategy.model_wrapper`, by default `MMDistributedDataParallel` with "
+        "`device_ids=[LOCAL_RANK]` (mmengine/_strategy/distributed.py), and is checked the same "
+        "way. Other strategies (FSDP, DeepSpeed, ColossalAI, one device) build no DDP wrapper.\n\n"
         "Through a launch (a launcher script, `--entry`, or `entry-points`), the check runs on "
         "the config as the entry script hands it to the Runner: a script that overwrites "
         "`cfg.model_wrapper_cfg` without `device_ids` is reported at the script's line, even "
@@ -303,7 +336,10 @@ RULE = Rule(
         "Adds `device_ids=None` to `model_wrapper_cfg`, or sets it to `None`. When the config has "
         "no `model_wrapper_cfg`, adds `model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
         "broadcast_buffers=False, find_unused_parameters=..., device_ids=None)`, which keeps "
-        "what MMEngine's default wrapper did apart from `device_ids`. A value the entry script "
+        "what MMEngine's default wrapper did apart from `device_ids`; for a FlexibleRunner, "
+        "adds `model_wrapper=dict(type='MMDistributedDataParallel', broadcast_buffers=False, "
+        "device_ids=None)` to `strategy` (or a `DDPStrategy` with it), DDPStrategy's default "
+        "apart from `device_ids`. A value the entry script "
         "sets is fixed in the script, where it is written. Safe."
     ),
     valid=(
@@ -316,6 +352,11 @@ RULE = Rule(
         Example(
             "t20-gcu",
             "runner_type = 'FlexibleRunner'\nstrategy = dict(type='FSDPStrategy')\n",
+        ),
+        Example(
+            "t20-gcu",
+            "runner_type = 'FlexibleRunner'\n"
+            "strategy = dict(type='DDPStrategy', model_wrapper=dict(device_ids=None))\n",
         ),
         Example("cuda", "model = dict(type='ToyClassifier')\n"),
         Example("t20-gcu", _CONFIG_WITH_WRAPPER, _SCRIPT_OVERRIDE_THEN_NONE),
@@ -337,6 +378,13 @@ RULE = Rule(
         Example(
             "t20-gcu",
             "import os\nmodel_wrapper_cfg = dict(device_ids=[int(os.environ['LOCAL_RANK'])])\n",
+        ),
+        Example("t20-gcu", "runner_type = 'FlexibleRunner'\nmodel = dict(type='ToyClassifier')\n"),
+        Example(
+            "cpu",
+            "runner_type = 'FlexibleRunner'\n"
+            "strategy = dict(\n"
+            "    type='DDPStrategy', model_wrapper=dict(type='MMDistributedDataParallel'))\n",
         ),
         Example("t20-gcu", _CONFIG_WITH_WRAPPER, _SCRIPT_OVERRIDE),
         Example("cpu", _CONFIG_WITH_WRAPPER, _SCRIPT_REWRAP),

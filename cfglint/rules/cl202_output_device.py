@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from cfglint.reprs import display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
@@ -14,18 +15,22 @@ from cfglint.targets.model import KeyPolicy
 CODE = "CL202"
 
 
+def _wrapper(ctx: RuleContext) -> str:
+    return ctx.key.rsplit(".", 1)[0]
+
+
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     target = ctx.target.name
     if not value:
         # PyTorch checks `if device_ids or output_device`: a false value slips through.
         return (
-            f"`output_device={display_repr(value)}` in `model_wrapper_cfg` means nothing on "
+            f"`output_device={display_repr(value)}` in `{_wrapper(ctx)}` means nothing on "
             f"target {target}, "
             "where the parameters stay on the CPU: PyTorch's DDP ignores it only because it is "
             "false (any other device index raises ValueError); use None"
         )
     return (
-        f"`output_device={display_repr(value)}` in `model_wrapper_cfg`: DDP rejects an output "
+        f"`output_device={display_repr(value)}` in `{_wrapper(ctx)}`: DDP rejects an output "
         "device for a "
         f"model whose parameters are on the CPU, as on target {target}; use None"
     )
@@ -35,7 +40,8 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     state = wrapper_state(ctx.config)
     # Only a configured DDP wrapper can carry output_device; CL201 covers the rest.
     if isinstance(state, ConfiguredWrapper) and state.is_ddp:
-        yield from check_value(ctx, CODE, _describe, f"Set `{ctx.key}=None`")
+        at = replace(ctx, key=f"{state.key}.output_device")
+        yield from check_value(at, CODE, _describe, f"Set `{at.key}=None`")
 
 
 def _schema(policy: KeyPolicy) -> JsonSchema:
@@ -51,8 +57,8 @@ RULE = Rule(
     summary="DDP output_device on a target MMEngine places on CPU",
     what=(
         "`model_wrapper_cfg.output_device` is set to something other than `None` on `cpu` "
-        "or `t20-gcu`, for a DDP wrapper (see CL201 for which wrappers are DDP ones, and why "
-        "FlexibleRunner configs are not checked)."
+        "or `t20-gcu`, for a DDP wrapper (see CL201 for which wrappers are DDP ones); for a "
+        "FlexibleRunner with a `DDPStrategy`, `strategy.model_wrapper.output_device`."
     ),
     why=(
         "The parameters are on the CPU there (see CL201). PyTorch's DDP checks "
@@ -81,6 +87,12 @@ RULE = Rule(
         ),
         Example("cpu", "model_wrapper_cfg = dict(device_ids=None, output_device='cpu')\n"),
         Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None, output_device=1)\n"),
+        Example(
+            "t20-gcu",
+            "runner_type = 'FlexibleRunner'\n"
+            "strategy = dict(\n"
+            "    type='DDPStrategy', model_wrapper=dict(device_ids=None, output_device=1))\n",
+        ),
     ),
     check=_check,
     fixable=True,

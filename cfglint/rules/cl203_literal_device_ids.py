@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from cfglint.reprs import display_repr
 from cfglint.rules.base import (
@@ -26,6 +27,7 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     state = wrapper_state(ctx.config)
     if not (isinstance(state, ConfiguredWrapper) and state.is_ddp):
         return
+    ctx = replace(ctx, key=f"{state.key}.device_ids")
     node = state.node.entries.get("device_ids")
     if node is None:
         return
@@ -42,7 +44,7 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     if not ctx.policy.value_ok(value) and not ddp_ignores(value):
         yield Finding(
             CODE,
-            f"`device_ids={display_repr(value)}` in `model_wrapper_cfg` puts every rank on the "
+            f"`device_ids={display_repr(value)}` in `{state.key}` puts every rank on the "
             "same GPU; "
             "remove it so MMEngine passes device_ids=[LOCAL_RANK]",
             ctx.key,
@@ -62,8 +64,8 @@ RULE = Rule(
     what=(
         "`model_wrapper_cfg.device_ids` is a literal list such as `[0]` for a DDP wrapper "
         "on `cuda`. A list computed per rank (`[int(os.environ['LOCAL_RANK'])]`) and an empty "
-        "list (PyTorch treats it like `None`) pass; FlexibleRunner configs are not checked "
-        "(see CL201)."
+        "list (PyTorch treats it like `None`) pass; for a FlexibleRunner with a `DDPStrategy`, "
+        "`strategy.model_wrapper.device_ids` (see CL201)."
     ),
     why=(
         "Each of the N processes of a distributed job gets the same list, so every rank wraps "

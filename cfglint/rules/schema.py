@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from cfglint.rules.base import JsonSchema
 from cfglint.rules.wrapper import (
+    DDP_STRATEGY,
     DDP_WRAPPERS,
     FLEXIBLE_RUNNER,
     RUNNER_TYPE_KEY,
+    STRATEGY_KEY,
     WRAPPER_KEY,
 )
 from cfglint.targets.model import KeyPolicy
@@ -29,6 +31,22 @@ def _registry_name(*names: str) -> JsonSchema:
 IS_FLEXIBLE_RUNNER: JsonSchema = {
     "required": [RUNNER_TYPE_KEY],
     "properties": {RUNNER_TYPE_KEY: _registry_name(FLEXIBLE_RUNNER)},
+}
+# A FlexibleRunner's strategy is a DDPStrategy: named so, or absent (a distributed launch).
+BUILDS_DDP_STRATEGY: JsonSchema = {
+    "anyOf": [
+        {"not": {"required": [STRATEGY_KEY]}},
+        {
+            "required": [STRATEGY_KEY],
+            "properties": {
+                STRATEGY_KEY: {
+                    "type": "object",
+                    "required": ["type"],
+                    "properties": {"type": _registry_name(DDP_STRATEGY)},
+                }
+            },
+        },
+    ]
 }
 # model_wrapper_cfg names a DDP wrapper: its `type` is one, or absent (MMEngine's default).
 IS_DDP_WRAPPER: JsonSchema = {
@@ -83,16 +101,36 @@ def at_key(key: str, value: JsonSchema, *, required: bool) -> JsonSchema:
     return schema
 
 
-def unless_flexible_runner(schema: JsonSchema) -> JsonSchema:
-    """FlexibleRunner never reads model_wrapper_cfg: its strategy wraps the model."""
-    return {"if": IS_FLEXIBLE_RUNNER, "else": schema}
+def at_wrapper(wrapper: JsonSchema, *, required: bool) -> JsonSchema:
+    """`wrapper` for the wrapper config the Runner uses: `model_wrapper_cfg`, or for a
+    FlexibleRunner building a DDPStrategy, `strategy.model_wrapper` (FlexibleRunner never
+    reads model_wrapper_cfg). `required`: the wrapper config must be written out."""
+    runner: JsonSchema = {"properties": {WRAPPER_KEY: wrapper}}
+    strategy: JsonSchema = {
+        "properties": {STRATEGY_KEY: {"properties": {"model_wrapper": wrapper}}}
+    }
+    if required:
+        runner["required"] = [WRAPPER_KEY]
+        strategy = {
+            "required": [STRATEGY_KEY],
+            "properties": {
+                STRATEGY_KEY: {
+                    "type": "object",
+                    "required": ["model_wrapper"],
+                    "properties": {"model_wrapper": wrapper},
+                }
+            },
+        }
+    return {
+        "if": IS_FLEXIBLE_RUNNER,
+        "then": {"if": BUILDS_DDP_STRATEGY, "then": strategy},
+        "else": runner,
+    }
 
 
 def in_ddp_wrapper(schema: JsonSchema) -> JsonSchema:
-    """`schema` applies to model_wrapper_cfg when it configures a DDP wrapper."""
-    return unless_flexible_runner(
-        {"properties": {WRAPPER_KEY: {"if": IS_DDP_WRAPPER, "then": schema}}}
-    )
+    """`schema` applies to the wrapper config when it configures a DDP wrapper."""
+    return at_wrapper({"if": IS_DDP_WRAPPER, "then": schema}, required=False)
 
 
 def value_at_key(key: str, policy: KeyPolicy, *harmless: JsonSchema) -> JsonSchema:

@@ -4,11 +4,9 @@ and the configs that need another value keep an override of their own."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers import run_cli
+from helpers import mmengine_values, run_cli
 from project_tree import changed_files, snapshot, write_tree
 
 RUNTIME = (
@@ -39,30 +37,6 @@ MESSAGE = (
     "(device_ids=[LOCAL_RANK]), which fails on target t20-gcu where the parameters stay on the "
     "CPU; add `model_wrapper_cfg` with `device_ids=None` [t20-gcu]"
 )
-
-
-def _mmengine_values(config: Path, *keys: str) -> list[object]:
-    script = (
-        "import json, sys\n"
-        "from mmengine.config import Config\n"
-        "cfg = Config.fromfile(sys.argv[1], import_custom_modules=False).to_dict()\n"
-        "out = []\n"
-        "for key in sys.argv[2:]:\n"
-        "    value = cfg\n"
-        "    for part in key.split('.'):\n"
-        "        value = value.get(part, 'absent') if isinstance(value, dict) else 'absent'\n"
-        "    out.append(value)\n"
-        "print(json.dumps(out))\n"
-    )
-    completed = subprocess.run(
-        [sys.executable, "-c", script, str(config), *keys],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    loaded = json.loads(completed.stdout)
-    assert isinstance(loaded, list)
-    return loaded
 
 
 def test_one_finding_at_the_shared_base_and_one_for_the_config_that_differs(
@@ -102,8 +76,8 @@ def test_the_fix_writes_the_key_once_in_the_base_and_keeps_the_different_leaf(
         + "\nmodel = dict(type='C')\nfind_unused_parameters = True\n"
     )
     keys = ("model_wrapper_cfg.device_ids", "model_wrapper_cfg.find_unused_parameters")
-    assert _mmengine_values(tmp_path / "configs/det/a.py", *keys) == [None, False]
-    assert _mmengine_values(tmp_path / "configs/odd/c.py", *keys) == [None, True]
+    assert mmengine_values(tmp_path / "configs/det/a.py", *keys) == [None, False]
+    assert mmengine_values(tmp_path / "configs/odd/c.py", *keys) == [None, True]
     again = run_cli("fix", "--target", "t20-gcu", "configs", cwd=tmp_path)
     assert again.exit_code == 0 and snapshot(tmp_path) == after
 
@@ -189,7 +163,7 @@ def test_a_model_base_beside_its_leaves_is_a_base_and_the_fix_lands(tmp_path: Pa
     assert "Fixed 2 errors." in fixed.stdout
     keys = ("env_cfg.dist_cfg.backend", "model_wrapper_cfg.device_ids", "model.type")
     for leaf in ("small.py", "large.py"):
-        assert _mmengine_values(tmp_path / "configs/det" / leaf, *keys) == [
+        assert mmengine_values(tmp_path / "configs/det" / leaf, *keys) == [
             "gloo",
             None,
             "RetinaNet",

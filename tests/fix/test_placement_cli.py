@@ -9,11 +9,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import mmengine_values, run_cli
 from project_tree import changed_files, snapshot, write_tree
 
 RUNTIME = (
@@ -27,32 +26,6 @@ MIXED_TARGETS = (
     '[tool.cfglint]\ndefault-target = "cuda"\n\n[tool.cfglint.targets]\n"configs/gcu/**" = '
     '"t20-gcu"\n'
 )
-
-
-def _load_in_mmengine(config: Path, *keys: str) -> list[object]:
-    script = (
-        "import json, sys\n"
-        "from mmengine.config import Config\n"
-        "cfg = Config.fromfile(sys.argv[1], import_custom_modules=False).to_dict()\n"
-        "out = []\n"
-        "for key in sys.argv[2:]:\n"
-        "    value = cfg\n"
-        "    for part in key.split('.'):\n"
-        "        value = value.get(part, 'absent') if isinstance(value, dict) else 'absent'\n"
-        "    out.append(value)\n"
-        "print(json.dumps(out))\n"
-    )
-    completed = subprocess.run(
-        [sys.executable, "-c", script, str(config), *keys],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    import json
-
-    loaded = json.loads(completed.stdout)
-    assert isinstance(loaded, list)
-    return loaded
 
 
 def test_base_is_kept_without_settings_when_a_sibling_inherits_it(tmp_path: Path) -> None:
@@ -221,7 +194,7 @@ def test_dict_override_of_a_non_dict_base_value_says_delete(tmp_path: Path) -> N
         "    device_ids=None,\n"
         ")\n"
     )
-    wrapper, backend = _load_in_mmengine(leaf, "model_wrapper_cfg", "env_cfg.dist_cfg.backend")
+    wrapper, backend = mmengine_values(leaf, "model_wrapper_cfg", "env_cfg.dist_cfg.backend")
     assert wrapper == {
         "type": "MMDistributedDataParallel",
         "broadcast_buffers": False,
@@ -265,7 +238,7 @@ def test_removing_a_base_key_in_a_leaf_replaces_the_whole_dict(tmp_path: Path) -
         "    find_unused_parameters=True,\n"
         ")\n"
     )
-    assert _load_in_mmengine(leaf, "model_wrapper_cfg") == [
+    assert mmengine_values(leaf, "model_wrapper_cfg") == [
         {"type": "MMDistributedDataParallel", "find_unused_parameters": True}
     ]
 
@@ -347,8 +320,7 @@ def test_a_leaf_inherited_by_a_config_of_another_target_is_not_changed(tmp_path:
     assert "Fixed" not in result.stdout and "Found 1 error." in result.stdout
     assert snapshot(tmp_path) == before
     assert (
-        "cfglint: warning: l0.py: fix reverted: it would also change `env_cfg.dist_cfg` of "
-        "l1.py\n"
+        "cfglint: warning: l0.py: fix reverted: it would also change `env_cfg.dist_cfg` of l1.py\n"
     ) in result.stderr
 
 
@@ -369,9 +341,7 @@ def test_a_fix_in_a_leaf_that_another_config_inherits(
         "runner_type = 'FlexibleRunner'\n"
         "strategy = dict(type='DeepSpeedStrategy')\n"
     )
-    root = write_tree(
-        tmp_path, {"configs/leaf.py": leaf, "configs/leaf_ds.py": child}
-    )
+    root = write_tree(tmp_path, {"configs/leaf.py": leaf, "configs/leaf_ds.py": child})
     before = snapshot(root)
     result = run_cli("fix", "--target", "t20-gcu", "configs/leaf.py", cwd=root)
     after = snapshot(root)
@@ -379,9 +349,7 @@ def test_a_fix_in_a_leaf_that_another_config_inherits(
         assert result.exit_code == 0, result.stdout + result.stderr
         assert changed_files(before, after) == ["configs/leaf.py"]
         assert "Fixed 1 error." in result.stdout
-        assert _load_in_mmengine(root / "configs/leaf.py", "model_wrapper_cfg.device_ids") == [
-            None
-        ]
+        assert mmengine_values(root / "configs/leaf.py", "model_wrapper_cfg.device_ids") == [None]
     else:
         assert result.exit_code == 1, result.stdout + result.stderr
         assert changed_files(before, after) == []
