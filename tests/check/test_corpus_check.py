@@ -53,6 +53,9 @@ def test_t20_target_flags_every_resolved_config(corpus: CorpusInfo) -> None:
     checked = set(result.targets)  # resolved configs with a `model`: not fragments
     unflagged = sorted(checked - flagged)
     assert unflagged == []
-    # MMEngine's default wrapper (no model_wrapper_cfg) is everywhere in the corpus.
-    assert counts["CL201"] >= 0.95 * len(checked)
+    # MMEngine's default wrapper (no model_wrapper_cfg) is everywhere in the corpus, reported
+    # at the bases the configs lacking the key share: a few findings, not one per config.
+    lacking = {c for v in result.violations if v.code == "CL201" for c in v.configs}
+    assert len(lacking) >= 0.95 * len(checked)
+    assert counts["CL201"] <= 0.1 * len(lacking)
     assert len(result.resolved) >= 0.99 * len(corpus.leaves)
