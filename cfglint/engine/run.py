@@ -272,8 +272,9 @@ def run_check(
             violation = replace(violation, severity="warning")
         kept.append(violation)
     warnings = [*noqa.warnings, *launched.warnings, *_unreadable_folders(indexes)]
-    if discovered.skipped:
-        count = len(discovered.skipped)
+    skipped = [path for path in discovered.skipped if real(path) not in entry_scripts]
+    if skipped:
+        count = len(skipped)
         warnings.append(
             f"skipped {count} .py file{'s' if count > 1 else ''} that do not look like "
             "MMEngine configs (code, or no config keys); name a file to check it anyway, or "
