@@ -171,9 +171,15 @@ def test_config_without_target_is_an_error_that_says_how(tmp_path: Path) -> None
         (tmp_path / name).write_text("model = dict(type='X')\n", encoding="utf-8")
     result = run_cli("check", ".", cwd=tmp_path)
     assert result.exit_code == 2
-    lines = result.stderr.splitlines()
-    assert len(lines) == 2  # about each config
-    assert lines[0].endswith(
+    # One line for every config without a target.
+    assert result.stderr.splitlines() == [
+        "cfglint: error: no target for 2 configs (orphan.py, orphan2.py): pass --target NAME, "
+        "add `# cfglint: target=NAME` to the config, or set `default-target` "
+        "(or a `targets` glob) under [tool.cfglint] in pyproject.toml; "
+        "`cfglint targets` lists the names"
+    ]
+    alone = run_cli("check", "orphan.py", cwd=tmp_path)
+    assert alone.stderr.splitlines()[0].endswith(
         "orphan.py: no target for this config: pass --target NAME, add "
         "`# cfglint: target=NAME` to the config, or set `default-target` "
         "(or a `targets` glob) under [tool.cfglint] in pyproject.toml; "
@@ -219,7 +225,9 @@ def test_nothing_to_check_is_a_warning(tmp_path: Path) -> None:
 def test_bad_file_is_reported_and_the_run_goes_on(examples: Path) -> None:
     broken = examples / "configs/dinov3/broken.py"
     broken.write_text("model = dict(type='X'\n", encoding="utf-8")
-    (examples / "configs/dinov3/latin1.py").write_bytes("# caf\xe9\nx = 1\n".encode("latin-1"))
+    (examples / "configs/dinov3/latin1.py").write_bytes(
+        "# caf\xe9\nmodel = dict(type='X')\n".encode("latin-1")
+    )
     result = run_cli("check", cwd=examples)
     assert result.exit_code == 2
     codes = [(Path(d[0]).name, d[3]) for d in _diagnostic_lines(result.stdout)]
