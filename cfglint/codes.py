@@ -45,6 +45,7 @@ CODES: Mapping[str, Code] = {
     "CL402": Code("launch", "error", "none"),
     "CL403": Code("every-target", "error", "none"),
     "CL501": Code("policy", "error", "none", "optim_wrapper.type"),
+    "CL502": Code("every-target", "error", "none"),
     "CL901": Code("loader", "error", "none"),
     "CL902": Code("loader", "error", "none"),
     "CL903": Code("loader", "error", "none"),

@@ -324,6 +324,8 @@ class HostFacts:
     # it uses whatever the config says (None: the config's `env_cfg.dist_cfg.backend`).
     init_dist_set_device: str = "torch.cuda.set_device"
     init_dist_backend: str | None = None
+    # torch.nn.SyncBatchNorm trains on the device MMEngine resolves (None: not known).
+    sync_batchnorm: bool | None = None
 
 
 ScriptEventKind = Literal[

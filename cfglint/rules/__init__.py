@@ -19,6 +19,7 @@ from cfglint.rules import (
     cl402_cuda_calls,
     cl403_cuda_device_string,
     cl501_amp_optim_wrapper,
+    cl502_sync_bn,
 )
 from cfglint.rules.base import Rule
 from cfglint.types import Applicability, RuleInfo
@@ -37,6 +38,7 @@ CHECK_RULES: tuple[Rule, ...] = (
     cl402_cuda_calls.RULE,
     cl403_cuda_device_string.RULE,
     cl501_amp_optim_wrapper.RULE,
+    cl502_sync_bn.RULE,
 )
 ALL_RULES: tuple[Rule, ...] = (*CHECK_RULES, *cl9xx_loader.RULES)
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}

@@ -157,6 +157,9 @@ class HostPolicy(BaseModel):
     mmengine_device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
     cuda: bool  # torch.cuda calls work
     init_dist: InitDistPolicy = InitDistPolicy(set_device="torch.cuda.set_device")
+    # Whether torch's SyncBatchNorm trains on the device MMEngine resolves there (its forward
+    # accepts cuda, hpu, xpu and the privateuse1 backend); absent: not known, not checked.
+    sync_batchnorm: bool | None = None
     vendor_import: VendorImportPolicy | None = None
 
 

@@ -69,7 +69,10 @@ class TargetRegistry:
             variant_data = dict(data)
             variant_data["keys"] = merge_keys(data.get("keys"), vendor.keys)
             variant_model = validate(variant_data, chain)
-            variant_host = replace(host, mmengine_device=vendor.mmengine_device, cuda=vendor.cuda)
+            # What the vendor import does to SyncBatchNorm is not in the file: not known.
+            variant_host = replace(
+                host, mmengine_device=vendor.mmengine_device, cuda=vendor.cuda, sync_batchnorm=None
+            )
             variant = Target(
                 name=model.name,
                 description=model.description,
@@ -119,6 +122,7 @@ class TargetRegistry:
             absent,
             init_dist.set_device,
             init_dist.backend,
+            model.host.sync_batchnorm,
         )
 
     @staticmethod
