@@ -10,6 +10,7 @@ from cfglint.rules.wrapper import DDP_WRAPPERS, FLEXIBLE_RUNNER, RUNNER_TYPE_KEY
 from cfglint.types import (
     REMOVE,
     Applicability,
+    ConfigNode,
     DictNode,
     FixIntent,
     KeyChange,
@@ -33,8 +34,6 @@ def _move(wrapper: DictNode, value: object) -> FixIntent | None:
     kind = wrapper.get("type")
     if kind is not None and _registry_name(kind) not in DDP_WRAPPERS:
         return None  # another wrapper may not take the keyword
-    if wrapper.get(KEY) is not None:
-        return None  # model_wrapper_cfg already says: dropping the ignored key is the user's call
     return FixIntent(
         f"Move it into `{WRAPPER_KEY}`",
         (KeyChange((WRAPPER_KEY, KEY), value), KeyChange((KEY,), REMOVE)),
@@ -64,12 +63,34 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
         value = to_python(state.node)
     except UnknownValueError:
         value = None
+    inside = wrapper.node.get(KEY)
+    if isinstance(inside, ScalarNode):
+        yield _beside(state.node, value, inside.value)
+        return
     yield Finding(
         CODE,
         f"top-level `{KEY}` is ignored because `{WRAPPER_KEY}` is set: set it there",
         KEY,
         state.node,
         _move(wrapper.node, value) if value is not None else None,
+    )
+
+
+def _beside(node: ConfigNode, value: object, used: object) -> Finding:
+    """`model_wrapper_cfg` sets the key too: its value is the one DDP gets."""
+    if value is not None and value == used and type(value) is type(used):
+        return Finding(
+            CODE,
+            f"top-level `{KEY}` is ignored; `{WRAPPER_KEY}.{KEY}` sets the same value",
+            KEY,
+            node,
+            FixIntent("Remove the top-level key", (KeyChange((KEY,), REMOVE),), Applicability.SAFE),
+        )
+    return Finding(
+        CODE,
+        f"top-level `{KEY}` is ignored: DDP gets `{WRAPPER_KEY}.{KEY}={used!r}`",
+        KEY,
+        node,
     )
 
 
@@ -105,7 +126,9 @@ RULE = Rule(
     fix_doc=(
         "Moves the value into `model_wrapper_cfg` when that configures a DDP wrapper and does "
         "not set the key itself: what the top-level key asked for, where `wrap_model` reads it "
-        "(safe). Under FlexibleRunner, no fix: whether the strategy's `model_wrapper` takes "
+        "(safe). Removes the top-level key when `model_wrapper_cfg` sets the same value (safe: "
+        "nothing reads it); when it sets another value, no fix: which one you meant is yours "
+        "to say. Under FlexibleRunner, no fix: whether the strategy's `model_wrapper` takes "
         "the keyword depends on the strategy."
     ),
     valid=(
@@ -131,6 +154,23 @@ RULE = Rule(
             "cuda",
             "runner_type = 'FlexibleRunner'\nfind_unused_parameters = True\n"
             "strategy = dict(type='DDPStrategy')\n",
+        ),
+        Example(
+            "cuda",
+            "find_unused_parameters = True\n"
+            "model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
+            "find_unused_parameters=True)\n",
+            message="top-level `find_unused_parameters` is ignored; "
+            "`model_wrapper_cfg.find_unused_parameters` sets the same value",
+            fixed="model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
+            "find_unused_parameters=True)\n",
+        ),
+        Example(
+            "cuda",
+            "find_unused_parameters = True\n"
+            "model_wrapper_cfg = dict(find_unused_parameters=False)\n",
+            message="top-level `find_unused_parameters` is ignored: DDP gets "
+            "`model_wrapper_cfg.find_unused_parameters=False`",
         ),
     ),
     check=_check,
