@@ -320,6 +320,12 @@ class HostFacts:
     vendor_import: VendorImport | None = None
     # Vendor libraries of other targets: not installed on this host (`import torch_npu` fails).
     absent_libraries: frozenset[str] = frozenset()
+    # What mmengine.dist.init_dist calls to pick the rank's device, and the collective backend
+    # it uses whatever the config says (None: the config's `env_cfg.dist_cfg.backend`).
+    init_dist_set_device: str = "torch.cuda.set_device"
+    init_dist_backend: str | None = None
+    # torch.nn.SyncBatchNorm trains on the device MMEngine resolves (None: not known).
+    sync_batchnorm: bool | None = None
 
 
 ScriptEventKind = Literal[
@@ -480,7 +486,8 @@ class Fix:
     applied_with: tuple[str, Span] | None = None
 
 
-Severity = Literal["error", "warning"]
+# info: worth knowing, never wrong (a value the target ignores); never fails a run.
+Severity = Literal["error", "warning", "info"]
 
 
 @dataclass(frozen=True, slots=True)

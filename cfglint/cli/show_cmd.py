@@ -13,6 +13,7 @@ from cfglint.crash_log import internal_error
 from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.paths import display_path
+from cfglint.settings import target_choice
 from cfglint.show import InvalidKeyError, format_text, parse_key, to_json
 from cfglint.types import LoadFailure
 
@@ -48,7 +49,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the entry script's arguments after the config (as for `check --entry`)",
     )
     parser.add_argument(
-        "--target", help="the target whose host the entry script runs on (default: settings)"
+        "--target",
+        help="the target to show the configs for, and whose host the entry script runs on "
+        "(default: settings)",
     )
     parser.set_defaults(handler=run)
 
@@ -95,7 +98,9 @@ def run(args: argparse.Namespace) -> int:
                 as_json[display_path(result.path)] = to_json(result, args.key)
             else:
                 header = f"# {display_path(result.path)}\n" if len(args.configs) > 1 else ""
-                texts.append(header + format_text(result, args.key))
+                texts.append(
+                    header + _target_line(config, args.target) + format_text(result, args.key)
+                )
         except Exception as error:  # one config cfglint cannot show: the others are shown
             failed = True
             print(f"cfglint: {internal_error(error, result.path)}", file=sys.stderr)
@@ -107,6 +112,16 @@ def run(args: argparse.Namespace) -> int:
     elif texts:
         _write("\n".join(texts))
     return EXIT_ERROR if failed else EXIT_CLEAN
+
+
+def _target_line(config: Path, cli_target: str | None) -> str:
+    """Which target `check` gives the config, and why: --target, its comment, the settings
+    (nothing when none does: `check` says so)."""
+    try:
+        choice = target_choice(config, cli_target)
+    except UserError:
+        return ""
+    return f"target: {choice.name} (from {choice.source})\n"
 
 
 def _encodable(text: str) -> bool:

@@ -24,9 +24,6 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_ERROR = 2
 
-# The devices mmengine.device.get_device() can return (mmengine 0.10), 'cpu' when it finds none.
-MMENGINE_DEVICES = frozenset({"cuda", "npu", "mlu", "mps", "dipu", "musa", "cpu"})
-
 # How what MMEngine resolved on this host compares with what it resolves on the target's host:
 # target-device: the same device, the target's own (cuda on a CUDA host, cpu on a CPU host);
 # target-path: the same fallback 'cpu' a host of a device MMEngine does not know resolves (gcu);
@@ -43,34 +40,48 @@ _CODE_RUN_IN = {"load": "the config's code", "build": "the model's code"}
 
 @dataclass(frozen=True, slots=True)
 class TargetView:
+    """What the report needs of a target, all of it read from the target file."""
+
     name: str
     device: str
     description: str = ""
     # The rule codes the target's policies name: only those apply to it.
     rules: frozenset[str] = frozenset()
+    # get_device() on the target's own host with nothing imported first (`host.mmengine-device`
+    # in the target file); None: the target's own device.
+    host_device: str | None = None
+    # The module whose import before mmengine changes what MMEngine resolves there
+    # (`host.vendor-import`), if the target file names one.
+    vendor_module: str | None = None
 
     @staticmethod
     def of(target: Target) -> TargetView:
+        host = target.host
+        vendor = host.vendor_import
+        switch = vendor is not None and vendor.mmengine_device != host.mmengine_device
         return TargetView(
             name=target.name,
             device=target.device,
             description=target.description,
             rules=frozenset(policy.rule for policy in target.keys.values()),
+            host_device=host.mmengine_device,
+            vendor_module=vendor.modules[0] if vendor is not None and switch else None,
         )
 
     @property
     def mmengine_knows_device(self) -> bool:
-        return self.device in MMENGINE_DEVICES
+        return self.host_resolves == self.device
 
     @property
     def host_resolves(self) -> str:
-        """`get_device()` on the target's own host, with no device plug-in imported first."""
-        return self.device if self.mmengine_knows_device else "cpu"
+        """`get_device()` on the target's own host, with no vendor import first."""
+        return self.host_device if self.host_device is not None else self.device
 
-    def plugin(self) -> str:
-        if self.device == "gcu":
-            return "`torch_gcu.transfer_to_gcu`"
-        return f"the {self.device} torch plug-in"
+    def without_plugin(self) -> str:
+        """The condition under which the target's host resolves `host_resolves`."""
+        if self.vendor_module is None:
+            return ""
+        return f" without `{self.vendor_module}` imported before mmengine"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +132,8 @@ def host_fit(target: TargetView, resolved: frozenset[str]) -> HostFit:
     if resolved == {target.host_resolves}:
         return "target-device" if target.host_resolves == target.device else "target-path"
     if target.host_resolves == "cpu":
+        # MMEngine's own fallback (`DEVICE = 'cpu'` in mmengine/device/utils.py): a host that
+        # resolved an accelerator instead took another path than the target's host.
         return "other-path"
     return "lacks-device"
 
@@ -141,9 +154,9 @@ def host_note(target: TargetView, fit: HostFit, shown: str, cuda_hidden: bool) -
     if fit == "target-path":
         return (
             f"host: MMEngine resolved {shown}. MMEngine does not know {target.device!r}: on a "
-            f"{target.name} host without {target.plugin()} imported before mmengine it "
-            f"resolves 'cpu' too, so the wrap path shown is the one the {target.name} job "
-            f"runs{hidden}"
+            f"{target.name} host{target.without_plugin()} it resolves "
+            f"{target.host_resolves!r} too, so the wrap path shown is the one the "
+            f"{target.name} job runs{hidden}"
         )
     if fit == "lacks-device":
         return (
@@ -351,7 +364,8 @@ def judge_host(target: TargetView, results: Sequence[RankResult], verdict: Verdi
     verdict.errors.append(
         f"this host resolved {shown}"
         + (" although the ranks ran with CUDA hidden" if cuda_hidden else "")
-        + f", while a {target.name} host resolves 'cpu': the wrap shown is not the "
+        + f", while a {target.name} host resolves {target.host_resolves!r}: the wrap shown "
+        "is not the "
         f"{target.name} job's path, so dryrun cannot judge it on this host"
     )
     return False

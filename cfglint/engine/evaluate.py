@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 
+from cfglint.codes import CODES, severity_of
 from cfglint.rules.base import Finding, LaunchContext, Rule, RuleContext
 from cfglint.targets import Target
+from cfglint.targets.model import KeyPolicy
 from cfglint.types import Condition, LaunchView, LaunchWorld, ResolvedConfig, Span
 
 
@@ -20,15 +22,19 @@ def evaluate(
         if rule.check is None:
             continue
         found = target.policy_for(rule.code)
+        if found is None and CODES[rule.code].scope == "every-target":
+            # A fact about MMEngine: the rule reads the target's host facts, not a policy.
+            found = ("", KeyPolicy(rule=rule.code))
         if found is None:  # the target does not check this rule: it cannot fail there
             continue
         key, policy = found
-        findings = rule.check(RuleContext(config, target, key, policy, launch))
-        if not policy.assumes:
-            yield from findings
-            continue
-        for finding in findings:
-            yield replace(finding, message=f"{finding.message} (assuming {policy.assumes})")
+        severity = severity_of(rule.code)
+        for finding in rule.check(RuleContext(config, target, key, policy, launch)):
+            if severity != "error" and finding.severity == "error":
+                finding = replace(finding, severity=severity)
+            if policy.assumes:
+                finding = replace(finding, message=f"{finding.message} (assuming {policy.assumes})")
+            yield finding
 
 
 def seen_on_path(world: LaunchWorld, target: Target) -> Target:

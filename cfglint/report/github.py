@@ -56,7 +56,7 @@ def _annotation(violation: Violation, context: ReportContext) -> str:
         properties.append(("endColumn", str(span.end_column)))
     properties.append(("title", f"cfglint ({violation.code})"))
     joined = ",".join(f"{name}={escape_property(value)}" for name, value in properties)
-    command = "warning" if violation.severity == "warning" else "error"
+    command = {"warning": "warning", "info": "notice"}.get(violation.severity, "error")
     return f"::{command} {joined}::{escape_data(_message(violation, context))}"
 
 

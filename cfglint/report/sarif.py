@@ -132,7 +132,8 @@ def _result(violation: Violation, index: int, context: ReportContext) -> JsonObj
     result: JsonObject = {
         "ruleId": violation.code,
         "ruleIndex": index,
-        "level": violation.severity,
+        # SARIF's levels are error, warning, note and none.
+        "level": "note" if violation.severity == "info" else violation.severity,
         "message": {"text": _message(violation, context)},
         "locations": [location],
     }

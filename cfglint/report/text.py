@@ -61,10 +61,13 @@ def summary_lines(violations: Sequence[Violation], context: ReportContext) -> li
             lines.append("All checks passed!")
         return lines
     warnings = sum(1 for violation in violations if violation.severity == "warning")
-    errors = len(violations) - warnings
+    infos = sum(1 for violation in violations if violation.severity == "info")
+    errors = len(violations) - warnings - infos
     counted = [plural(errors, "error")] if errors else []
     if warnings:
         counted.append(plural(warnings, "warning"))
+    if infos:
+        counted.append(plural(infos, "note"))
     lines.append(f"Found {' and '.join(counted)}.")
     fixable = sum(1 for violation in violations if fix_is_applicable(violation.fix, context))
     hidden_count = sum(1 for violation in violations if fix_is_hidden(violation.fix, context))

@@ -88,7 +88,7 @@ def _finding(item: Any) -> Finding:
     return Finding(
         fingerprint=_fingerprint(item["fingerprint"]),
         code=_text(item["code"]),
-        severity="warning" if item["severity"] == "warning" else "error",
+        severity=item["severity"] if item["severity"] in ("warning", "info") else "error",
         message=_text(item["message"]),
         url=_optional_text(item["url"]),
         path=_relative(item["path"]),

@@ -32,7 +32,7 @@ class Finding:
     # Stable across pushes: code, file, target, key and message, never the line.
     fingerprint: str
     code: str
-    severity: str  # error | warning
+    severity: str  # error | warning | info
     message: str
     url: str | None  # the rule's page
     path: str  # relative to the repository root, `/` separators

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from cfglint.codes import CODES
 from cfglint.targets import Target
 from cfglint.targets.model import KeyPolicy
 from cfglint.types import (
@@ -37,6 +38,10 @@ class Example:
     config: str
     entry: str | None = None
     arguments: tuple[str, ...] = ()
+    # For an INVALID example: the finding's message as the user reads it, and the config as
+    # `cfglint fix` leaves it (both checked by tests/rules).
+    message: str | None = None
+    fixed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +104,11 @@ class Rule:
     @property
     def url(self) -> str:
         return DOCS_URL.format(code=self.code)
+
+    @property
+    def severity(self) -> Severity:
+        """From the codes table (cfglint/codes.py), as every report reads it."""
+        return CODES[self.code].severity
 
 
 def policy_applicability(ctx: RuleContext) -> Applicability:

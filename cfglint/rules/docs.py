@@ -8,25 +8,47 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from cfglint.codes import CODES
 from cfglint.rules import ALL_RULES
 from cfglint.rules.base import Example, Rule
+
+_SCOPES = {
+    "policy": "on the targets whose file configures it",
+    "every-target": "on every target",
+    "launch": "on a launch's entry script",
+    "loader": "when the config is loaded",
+}
+_FIXES = {
+    "target": "as the target file says",
+    "safe": "safe",
+    "unsafe": "unsafe",
+    "none": "none",
+}
 
 
 def _example_block(example: Example) -> str:
     if example.entry is None:
-        return f"Target `{example.target}`:\n\n```python\n{example.config.rstrip()}\n```\n"
-    command = " ".join(("python entry.py config.py", *example.arguments))
-    return (
-        f"Target `{example.target}`, launched as `{command}`:\n\n"
-        f"```python\n# config.py\n{example.config.rstrip()}\n```\n\n"
-        f"```python\n# entry.py\n{example.entry.rstrip()}\n```\n"
-    )
+        block = f"Target `{example.target}`:\n\n```python\n{example.config.rstrip()}\n```\n"
+    else:
+        command = " ".join(("python entry.py config.py", *example.arguments))
+        block = (
+            f"Target `{example.target}`, launched as `{command}`:\n\n"
+            f"```python\n# config.py\n{example.config.rstrip()}\n```\n\n"
+            f"```python\n# entry.py\n{example.entry.rstrip()}\n```\n"
+        )
+    if example.message is not None:
+        block += f"\nReported as:\n\n```\n{example.message}\n```\n"
+    if example.fixed is not None:
+        block += f"\n`cfglint fix` writes:\n\n```python\n{example.fixed.rstrip()}\n```\n"
+    return block
 
 
 def render_rule(rule: Rule) -> str:
+    entry = CODES[rule.code]
     parts = [
         f"# {rule.code} `{rule.name}`\n",
         f"{rule.summary[0].upper()}{rule.summary[1:]}.\n",
+        f"Severity: {entry.severity}. Runs: {_SCOPES[entry.scope]}. Fix: {_FIXES[entry.fix]}.\n",
         f"## What it checks\n\n{rule.what}\n",
         f"## Why it breaks training\n\n{rule.why}\n",
         f"## Fix\n\n{rule.fix_doc}\n",
@@ -39,10 +61,18 @@ def render_rule(rule: Rule) -> str:
 
 
 def render_index() -> str:
-    lines = ["# Rules\n", "| code | name | summary | fix |", "|---|---|---|---|"]
+    lines = [
+        "# Rules\n",
+        "The codes table (`cfglint/codes.py`): every code, its severity, and its fix.\n",
+        "| code | name | summary | severity | fix |",
+        "|---|---|---|---|---|",
+    ]
     for rule in ALL_RULES:
-        fix = "yes" if rule.fixable else "no"
-        lines.append(f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | {rule.summary} | {fix} |")
+        entry = CODES[rule.code]
+        lines.append(
+            f"| [{rule.code}]({rule.code}.md) | `{rule.name}` | {rule.summary} | "
+            f"{entry.severity} | {_FIXES[entry.fix]} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-RULE_KEYS: Mapping[str, str] = {
-    "CL101": "env_cfg.dist_cfg.backend",
-    "CL102": "launcher",
-    "CL201": "model_wrapper_cfg.device_ids",
-    "CL202": "model_wrapper_cfg.output_device",
-    "CL203": "model_wrapper_cfg.device_ids",
-    "CL301": "env_cfg.cudnn_benchmark",
-}
+from cfglint.codes import RULE_KEYS
+
+__all__ = ["RULE_KEYS", "catalogue_problem"]
 
 
 def catalogue_problem(entries: Mapping[str, str]) -> tuple[str, str] | None:

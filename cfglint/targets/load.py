@@ -5,6 +5,7 @@ A mistake in a target file is a UserError naming the file and line of the offend
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from ruamel.yaml.error import YAMLError
 from cfglint import files
 from cfglint.errors import UserError
 from cfglint.targets.catalogue import catalogue_problem
-from cfglint.targets.model import KeyPolicy, TargetFile
+from cfglint.targets.model import ExamplesPolicy, KeyPolicy, TargetFile
 from cfglint.types import HostFacts
 
 
@@ -43,6 +44,8 @@ class Target:
     with_vendor_import: Target | None = None
     # What cfglint takes for granted about the vendor library (from the target file).
     assumes: str = ""
+    # The file's VALID/INVALID configs: its tests and its page's examples.
+    examples: ExamplesPolicy = dataclasses.field(default_factory=ExamplesPolicy)
 
     def policy_for(self, rule_code: str) -> tuple[str, KeyPolicy] | None:
         for key, policy in self.keys.items():

@@ -132,6 +132,20 @@ class VendorImportPolicy(BaseModel):
         return self
 
 
+class InitDistPolicy(BaseModel):
+    """What `mmengine.dist.init_dist` does on this host (`_init_dist_pytorch` in 0.10): the
+    call that picks the rank's device, and the collective backend it really uses."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    set_device: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
+    # The backend init_dist hard-codes on this host (`hccl`, `cncl`, `mccl`); None: the one the
+    # config asks for (`env_cfg.dist_cfg.backend`, `nccl` when absent).
+    backend: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")] | None = None
+
+
 class HostPolicy(BaseModel):
     """What the target's host does with the calls an entry script makes."""
 
@@ -142,7 +156,34 @@ class HostPolicy(BaseModel):
     # mmengine.device.get_device() on this host when the entry script does nothing special.
     mmengine_device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
     cuda: bool  # torch.cuda calls work
+    init_dist: InitDistPolicy = InitDistPolicy(set_device="torch.cuda.set_device")
+    # Whether torch's SyncBatchNorm trains on the device MMEngine resolves there (its forward
+    # accepts cuda, hpu, xpu and the privateuse1 backend); absent: not known, not checked.
+    sync_batchnorm: bool | None = None
     vendor_import: VendorImportPolicy | None = None
+
+
+class ExamplePolicy(BaseModel):
+    """An INVALID example of a target file: a config and the codes `check` reports for it."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    config: str
+    codes: tuple[Annotated[str, Field(pattern=r"^CL[0-9]{3}$")], ...]
+
+
+class ExamplesPolicy(BaseModel):
+    """A target's VALID configs (no error on it) and INVALID ones (with their codes): its
+    tests and the examples of its page under docs/targets/."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
+    )
+
+    valid: tuple[str, ...] = ()
+    invalid: tuple[ExamplePolicy, ...] = ()
 
 
 class TargetFile(BaseModel):
@@ -155,9 +196,12 @@ class TargetFile(BaseModel):
     name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
     description: str
     device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
-    mmengine_knows_device: bool
+    # Only for a file without `host:` (written before hosts were data): whether
+    # get_device() returns `device` on its host. With `host:`, that is `host.mmengine-device`.
+    mmengine_knows_device: bool | None = None
     extends: str | None = None
     host: HostPolicy | None = None
+    examples: ExamplesPolicy = ExamplesPolicy()
     keys: dict[
         Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")],
         KeyPolicy,

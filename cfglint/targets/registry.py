@@ -68,14 +68,16 @@ class TargetRegistry:
         if vendor is not None:
             variant_data = dict(data)
             variant_data["keys"] = merge_keys(data.get("keys"), vendor.keys)
-            variant_data["mmengine-knows-device"] = True
             variant_model = validate(variant_data, chain)
-            variant_host = replace(host, mmengine_device=vendor.mmengine_device, cuda=vendor.cuda)
+            # What the vendor import does to SyncBatchNorm is not in the file: not known.
+            variant_host = replace(
+                host, mmengine_device=vendor.mmengine_device, cuda=vendor.cuda, sync_batchnorm=None
+            )
             variant = Target(
                 name=model.name,
                 description=model.description,
                 device=model.device,
-                mmengine_knows_device=True,
+                mmengine_knows_device=vendor.mmengine_device == model.device,
                 keys=variant_model.keys,
                 sources=sources,
                 host=variant_host,
@@ -85,12 +87,14 @@ class TargetRegistry:
             name=model.name,
             description=model.description,
             device=model.device,
-            mmengine_knows_device=model.mmengine_knows_device,
+            # get_device() returns the target's own device on its host (cpu on a CPU host).
+            mmengine_knows_device=host.mmengine_device == model.device,
             keys=model.keys,
             sources=sources,
             host=host,
             with_vendor_import=variant,
             assumes=vendor.assumes if vendor is not None else "",
+            examples=model.examples,
         )
 
     def _host(self, model: TargetFile) -> HostFacts:
@@ -100,6 +104,7 @@ class TargetRegistry:
         if model.host is None:
             device = model.device if model.mmengine_knows_device else "cpu"
             return HostFacts(device, model.device == "cuda", None, absent)
+        init_dist = model.host.init_dist
         vendor = model.host.vendor_import
         facts = None
         if vendor is not None:
@@ -110,7 +115,15 @@ class TargetRegistry:
                 vendor.cuda,
                 vendor.library,
             )
-        return HostFacts(model.host.mmengine_device, model.host.cuda, facts, absent)
+        return HostFacts(
+            model.host.mmengine_device,
+            model.host.cuda,
+            facts,
+            absent,
+            init_dist.set_device,
+            init_dist.backend,
+            model.host.sync_batchnorm,
+        )
 
     @staticmethod
     def _own_library(model: TargetFile) -> frozenset[str]:

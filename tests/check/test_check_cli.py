@@ -193,7 +193,8 @@ def test_unknown_target_is_one_line_and_no_success_message(examples: Path) -> No
     result = run_cli("check", "--target", "bogus", ".", cwd=examples)
     assert result.exit_code == 2
     assert result.stderr == (
-        "cfglint: error: --target: unknown target 'bogus' (known: cpu, cuda, t20-gcu)\n"
+        "cfglint: error: --target: unknown target 'bogus' (known: apple-mps, ascend-npu, "
+        "cambricon-mlu, cpu, cuda, moore-threads-musa, t20-gcu)\n"
     )
     assert result.stdout == ""
     settings = examples / "pyproject.toml"
@@ -205,7 +206,8 @@ def test_unknown_target_is_one_line_and_no_success_message(examples: Path) -> No
     # The configs under the `targets` glob are still checked; the others name the settings line.
     assert from_settings.stderr == (
         f"cfglint: error: {settings}: [tool.cfglint] default-target: unknown target "
-        "'cuda-typo' (known: cpu, cuda, t20-gcu)\n"
+        "'cuda-typo' (known: apple-mps, ascend-npu, cambricon-mlu, cpu, cuda, "
+        "moore-threads-musa, t20-gcu)\n"
     )
     assert "All checks passed!" not in from_settings.stdout
     assert "CL201" in from_settings.stdout

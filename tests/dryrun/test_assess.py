@@ -30,7 +30,7 @@ CONFIG = Path("configs/job.py")
 CPU = TargetView.of(load_target("cpu"))
 CUDA = TargetView.of(load_target("cuda"))
 T20 = TargetView.of(load_target("t20-gcu"))
-NPU = TargetView("npu-box", "npu")
+NPU = TargetView("npu-box", "npu", host_device="npu")
 
 DDP_ERROR = (
     "DistributedDataParallel device_ids and output_device arguments only work with "

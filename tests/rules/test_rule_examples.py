@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import REPO_ROOT
+from helpers import REPO_ROOT, run_cli
 
 from cfglint.engine.evaluate import evaluate, evaluate_view
 from cfglint.launch.explore import explore
@@ -70,3 +70,36 @@ def test_rule_pages_are_current() -> None:
     folder = REPO_ROOT / "docs" / "rules"
     for name, text in pages().items():
         assert (folder / name).read_text(encoding="utf-8") == text, f"regenerate docs/rules/{name}"
+
+
+def _launchable(config: str) -> str:
+    """The example as a leaf `check` reports on: a config without `model` is a fragment."""
+    return config if "model = " in config else "model = dict(type='M')\n" + config
+
+
+PINNED = [(rule, example) for rule, example, ok in CASES if not ok and example.message]
+FIXED = [(rule, example) for rule, example, ok in CASES if not ok and example.fixed is not None]
+
+
+@pytest.mark.parametrize(
+    ("rule", "example"), PINNED, ids=[f"{rule.code}-{i}" for i, (rule, _) in enumerate(PINNED)]
+)
+def test_check_prints_the_message_the_page_shows(
+    tmp_path: Path, rule: Rule, example: Example
+) -> None:
+    (tmp_path / "leaf_config.py").write_text(_launchable(example.config), encoding="utf-8")
+    result = run_cli("check", "--target", example.target, "leaf_config.py", cwd=tmp_path)
+    lines = result.stdout.splitlines()
+    assert any(f" {rule.code} " in line and example.message in line for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("rule", "example"), FIXED, ids=[f"{rule.code}-{i}" for i, (rule, _) in enumerate(FIXED)]
+)
+def test_fix_writes_what_the_page_shows(tmp_path: Path, rule: Rule, example: Example) -> None:
+    config = tmp_path / "leaf_config.py"
+    config.write_text(_launchable(example.config), encoding="utf-8")
+    result = run_cli("check", "--fix", "--target", example.target, "leaf_config.py", cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert example.fixed is not None
+    assert config.read_text(encoding="utf-8") == _launchable(example.fixed)

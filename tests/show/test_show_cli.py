@@ -21,10 +21,34 @@ def test_show_names_the_base_file_and_line_that_set_the_backend() -> None:
     line = _line_of(EXAMPLES / "configs/_base_/default_runtime.py", "backend='nccl'")
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (
+        f"target: t20-gcu (from {EXAMPLES / 'pyproject.toml'}: [tool.cfglint.targets] "
+        "'configs/dinov3/**')\n"
         "env_cfg.dist_cfg.backend = 'nccl'\n"
         f"    set at {RUNTIME}:{line}\n"
         f"    via    {DINOV3} -> {RUNTIME}\n"
     )
+
+
+def test_show_says_which_target_the_config_gets_and_why(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.cfglint]\ndefault-target = "cuda"\n', encoding="utf-8"
+    )
+    (tmp_path / "a.py").write_text("# cfglint: target=ascend-npu\nx = 1\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("x = 2\n", encoding="utf-8")
+    shown = run_cli("show", "a.py", "b.py", cwd=tmp_path).stdout
+    assert shown.splitlines() == [
+        "# a.py",
+        "target: ascend-npu (from a.py:1: `# cfglint: target=ascend-npu`)",
+        "x = 1",
+        "    set at a.py:2",
+        "",
+        "# b.py",
+        f"target: cuda (from {tmp_path / 'pyproject.toml'}: [tool.cfglint] default-target)",
+        "x = 2",
+        "    set at b.py:1",
+    ]
+    flagged = run_cli("show", "--target", "apple-mps", "b.py", cwd=tmp_path).stdout
+    assert flagged.splitlines()[0] == "target: apple-mps (from --target)"
 
 
 def test_show_json_shape(tmp_path: Path) -> None:

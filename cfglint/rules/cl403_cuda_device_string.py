@@ -1,0 +1,97 @@
+"""CL403: a hard-coded `device='cuda'` in a config value, on a target without CUDA."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from cfglint.rules.base import Example, Finding, Rule, RuleContext
+from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode
+
+CODE = "CL403"
+_CUDA = re.compile(r"cuda(:[0-9]+)?")
+# Keys whose value is a device: `device` itself (models, hooks, evaluators, data
+# preprocessors) and the few OpenMMLab spellings of it.
+DEVICE_KEYS = frozenset({"device", "map_location"})
+
+
+def _device_strings(node: ConfigNode, path: str) -> Iterator[tuple[str, ScalarNode]]:
+    if isinstance(node, DictNode):
+        for key, child in node.entries.items():
+            where = f"{path}.{key}" if path else str(key)
+            if (
+                key in DEVICE_KEYS
+                and isinstance(child, ScalarNode)
+                and isinstance(child.value, str)
+                and _CUDA.fullmatch(child.value)
+            ):
+                yield where, child
+            else:
+                yield from _device_strings(child, where)
+    elif isinstance(node, SequenceNode):
+        for index, item in enumerate(node.items):
+            yield from _device_strings(item, f"{path}.{index}")
+
+
+def _check(ctx: RuleContext) -> Iterator[Finding]:
+    host = ctx.target.host
+    if host.cuda:
+        return
+    vendor = host.vendor_import
+    unless = (
+        f" unless `{vendor.modules[0]}` is imported first"
+        if vendor is not None and vendor.cuda
+        else ""
+    )
+    for where, node in _device_strings(ctx.config.root, ""):
+        if where == "device":
+            continue  # a top-level `device` is never read at all (CL302)
+        yield Finding(
+            CODE,
+            f"`{where}={node.value!r}` needs CUDA, which target {ctx.target.name} lacks{unless}",
+            where,
+            node,
+        )
+
+
+RULE = Rule(
+    code=CODE,
+    name="cuda-device-string",
+    summary="hard-coded CUDA device in a config value on a target without CUDA",
+    what=(
+        "A `device` (or `map_location`) set to `'cuda'` or `'cuda:N'` anywhere in the config "
+        "(a model, its data preprocessor, a hook, an evaluator) where the target's host has no "
+        "CUDA (`host.cuda: false` in its target file). Where the target's vendor import "
+        "redirects CUDA calls (`torch_npu.contrib.transfer_to_npu`, "
+        "`torch_mlu.utils.gpu_migration`, `torch_gcu.transfer_to_gcu`), a launch whose entry "
+        "script imports it first passes."
+    ),
+    why=(
+        "MMEngine moves the model with `model.to(get_device())`, but a component built with "
+        "`device='cuda'` puts its own tensors on CUDA: on a host whose PyTorch has no CUDA the "
+        "first such tensor stops the job with `AssertionError: Torch not compiled with CUDA "
+        "enabled`, and with a CUDA build but no NVIDIA device, `RuntimeError: Found no NVIDIA "
+        "driver on your system`. On an accelerator host that does train, the component and the "
+        "model end on different devices: `Expected all tensors to be on the same device`."
+    ),
+    fix_doc=(
+        "None: the right device depends on the component (a CPU-side evaluator or the "
+        "accelerator); remove the key to let MMEngine decide, or write the target's device."
+    ),
+    valid=(
+        Example("cuda", "model = dict(type='M', data_preprocessor=dict(device='cuda'))\n"),
+        Example("cpu", "model = dict(type='M', data_preprocessor=dict(device='cpu'))\n"),
+        Example("cpu", "device = 'cuda'\n"),
+    ),
+    invalid=(
+        Example(
+            "ascend-npu",
+            "custom_hooks = [dict(type='EMAHook', device='cuda')]\n",
+            message="`custom_hooks.0.device='cuda'` needs CUDA, which target ascend-npu lacks "
+            "unless `torch_npu.contrib.transfer_to_npu` is imported first",
+        ),
+        Example("cpu", "val_evaluator = dict(type='Accuracy', device='cuda:0')\n"),
+        Example("apple-mps", "load_cfg = dict(map_location='cuda')\n"),
+    ),
+    check=_check,
+)
