@@ -15,23 +15,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from cfglint import directives, files, globs
 from cfglint.errors import UserError
+from cfglint.excluded import DEFAULT_EXCLUDE
 
 FixPlacement = Literal["auto", "origin", "leaf"]
-
-DEFAULT_EXCLUDE = (
-    ".git",
-    ".hg",
-    ".venv",
-    "venv",
-    ".tox",
-    ".nox",
-    "__pycache__",
-    "node_modules",
-    "build",
-    "dist",
-    "work_dirs",
-    ".cfglint_cache",
-)
 
 
 def default_excluded(names: Iterable[str]) -> bool:
