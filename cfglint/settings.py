@@ -181,13 +181,21 @@ def _settings_file_here(candidate: Path) -> bool:
 
 def settings_for(path: Path | None) -> Settings:
     """The settings that govern `path` (a file or folder): the nearest ones upwards."""
-    start = Path(os.path.abspath(path if path is not None else Path.cwd()))
+    cwd = os.getcwd()
+    return _settings_for(os.path.abspath(path if path is not None else cwd), cwd)
+
+
+# A check asks once per config and again per finding (8,000 times on the corpus): the walk up
+# is remembered per path, as `_settings_in` remembers each folder's answer.
+@functools.lru_cache(maxsize=16384)
+def _settings_for(absolute: str, cwd: str) -> Settings:
+    start = Path(absolute)
     directory = start if files.is_dir(start) else start.parent
     for folder in (directory, *directory.parents):
         found = _settings_in(folder)
         if found is not None:
             return found
-    return Settings(root=Path.cwd(), source=None, table=SettingsTable())
+    return Settings(root=Path(cwd), source=None, table=SettingsTable())
 
 
 NO_TARGET_HELP = (
