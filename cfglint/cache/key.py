@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 
@@ -42,6 +41,17 @@ def run_key(command: str, options: Sequence[object]) -> str:
         "environment": {name: os.environ.get(name) for name in _ENVIRONMENT},
         "stdout_tty": sys.stdout.isatty(),
         "stderr_tty": sys.stderr.isatty(),
-        "size": list(shutil.get_terminal_size()) if on_terminal else None,
+        "size": _terminal_size() if on_terminal else None,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _terminal_size() -> list[int] | None:
+    """What rich lays the report out in (os's, not shutil's: importing shutil costs more)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            size = os.get_terminal_size(stream.fileno())
+        except (OSError, ValueError, AttributeError):
+            continue
+        return [size.columns, size.lines]
+    return None

@@ -5,7 +5,6 @@ validate."""
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from cfglint import __version__
@@ -57,6 +56,8 @@ class Store:
 
     def write(self, entry: Entry) -> None:
         """Best effort: a cache that cannot be written only makes the next run slower."""
+        import tempfile  # only when writing: a replayed run never needs it (nor its imports)
+
         try:
             self.prepare()
             descriptor, temporary = tempfile.mkstemp(dir=self._entries, prefix=".tmp-")
@@ -83,6 +84,8 @@ class Store:
 
 
 def _write_atomically(target: Path, text: str) -> None:
+    import tempfile
+
     descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
     with os.fdopen(descriptor, "w") as handle:
         handle.write(text)
