@@ -40,11 +40,21 @@ class Recorder:
     def __init__(self) -> None:
         self.read: dict[Path, FileState] = {}
         self.changed = False
+        # The same file is read several times (as a config, for its noqa comments, for the
+        # report's source lines): each later read is compared by digest alone.
+        self._seen: dict[tuple[str, int | None], str | None] = {}
 
     def __call__(self, path: Path, data: bytes | None, limit: int | None) -> None:
-        absolute = Path(os.path.abspath(path))
-        state = FileState(str(absolute), None if data is None else digest(data), limit)
-        first = self.read.setdefault(absolute, state)
+        key = (str(path), limit)
+        state_digest = None if data is None else digest(data)
+        if key in self._seen:
+            if self._seen[key] != state_digest:
+                self.changed = True
+            return
+        self._seen[key] = state_digest
+        absolute = os.path.abspath(key[0])
+        state = FileState(absolute, state_digest, limit)
+        first = self.read.setdefault(Path(absolute), state)
         if first.digest != state.digest and first.limit == state.limit:
             self.changed = True
 
@@ -63,7 +73,7 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
         if state.digest is not None and path.name not in SETTINGS_NAMES
     }
     deep.update(Path(os.path.abspath(folder)) for folder in walked if files.is_dir(folder))
-    flat = {_existing(path.parent) for path in recorder.read} - deep
+    flat = {_existing(parent) for parent in {path.parent for path in recorder.read}} - deep
     listed: dict[Path, tuple[str, ...]] = {}
     for top in _tops(deep):
         _list_tree(top, skip, listed)
