@@ -2,16 +2,18 @@
 
 The record: every file read through `cfglint/files.py` (its content hash, or that the read
 failed), the names in each folder holding one of those files (recursively below it, so a config
-added anywhere under a folder the run walked is seen) and in each folder above it up to the
-project root, and the settings files (`cfglint.toml`, `pyproject.toml`) that could appear in any
-folder above. A base, settings file, target file, entry script or launcher that changes, appears
-or disappears makes the record differ, and the run is done again.
+added anywhere under a folder the run walked is seen), in each folder above it up to the
+project root and in each folder of the import path, and the settings files (`cfglint.toml`,
+`pyproject.toml`) that could appear in any folder above. A base, settings file, target file,
+entry script or launcher that changes, appears or disappears makes the record differ, and the
+run is done again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -77,7 +79,10 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
     listed: dict[Path, tuple[str, ...]] = {}
     for top in _tops(deep):
         _list_tree(top, skip, listed)
-    for folder in flat:
+    # `pkg::` bases are found through the import path: a package installed or removed there
+    # shows in its folder's names.
+    import_path = {Path(os.path.abspath(entry or ".")) for entry in sys.path}
+    for folder in flat | {folder for folder in import_path if files.is_dir(folder)}:
         names = _names(str(folder), skip)
         if names is not None:
             listed.setdefault(folder, names)

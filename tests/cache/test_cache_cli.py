@@ -250,3 +250,28 @@ def test_a_fix_that_wrote_files_is_never_replayed(tree: Path) -> None:
     again, how = run(tree, "fix")
     assert how == "checked" and "Fixed" not in again.stdout
     assert run(tree, "fix") == (again, "replayed")  # nothing was written that time
+
+
+def test_a_package_installed_for_a_pkg_base_is_seen(tmp_path: Path) -> None:
+    """`mmdet::` is found through the import path: installing the package there (a folder
+    appearing in a folder of PYTHONPATH) changes the result."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.cfglint]\ndefault-target = "t20-gcu"\n')
+    (project / "leaf.py").write_text(
+        "_base_ = 'mmdet::_base_/rt.py'\nmodel = dict(type='Toy')\n", encoding="utf-8"
+    )
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    missing, _ = run(project, "check", env=env)
+    assert "CL903" in missing.stdout and "mmdet" in missing.stdout
+    assert run(project, "check", env=env) == (missing, "replayed")
+    (site / "mmdet" / ".mim" / "configs" / "_base_").mkdir(parents=True)
+    (site / "mmdet" / "__init__.py").write_text("", encoding="utf-8")
+    (site / "mmdet" / ".mim" / "configs" / "_base_" / "rt.py").write_text(
+        "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n", encoding="utf-8"
+    )
+    installed, how = run(project, "check", env=env)
+    assert how == "checked" and "CL903" not in installed.stdout
+    assert installed == run(project, "check", "--no-cache", env=env)[0]
