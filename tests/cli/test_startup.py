@@ -72,3 +72,10 @@ def test_the_version_is_printed() -> None:
         [sys.executable, "-m", "cfglint", "--version"], capture_output=True, text=True, check=False
     )
     assert (completed.returncode, completed.stdout) == (0, f"cfglint {__version__}\n")
+
+
+def test_the_light_format_list_is_the_reports() -> None:
+    from cfglint.cli.common import OUTPUT_FORMATS
+    from cfglint.report import FORMATS
+
+    assert OUTPUT_FORMATS == FORMATS
