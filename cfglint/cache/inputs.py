@@ -29,6 +29,8 @@ _SKIPPED_FOLDERS = frozenset(DEFAULT_EXCLUDE)
 # its mtime is older than the record by more than the coarsest timestamp granularity in use
 # (2 s, FAT); a file written in the same instant as the record is always read again.
 _RACY_NS = 2_000_000_000
+# The names of a folder that cannot be listed: no file name holds a NUL.
+UNREADABLE = ("\0",)
 
 
 def digest(data: bytes) -> str:
@@ -83,16 +85,12 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
     # shows in its folder's names.
     import_path = {Path(os.path.abspath(entry or ".")) for entry in sys.path}
     for folder in flat | {folder for folder in import_path if files.is_dir(folder)}:
-        names = _names(str(folder), skip)
-        if names is not None:
-            listed.setdefault(folder, names)
+        listed.setdefault(folder, _names(str(folder), skip))
     probes: dict[Path, FileState] = {}
     for folder in deep | flat:
         for above in folder.parents:
             if above == root or root in above.parents:
-                names = _names(str(above), skip)
-                if names is not None:
-                    listed.setdefault(above, names)
+                listed.setdefault(above, _names(str(above), skip))
             for name in SETTINGS_NAMES:
                 probe = above / name
                 if probe not in recorder.read and probe not in probes:
@@ -160,10 +158,9 @@ def _list_tree(top: Path, skip: Path, listed: dict[Path, tuple[str, ...]]) -> No
     pending = [top]
     while pending:
         folder = pending.pop()
-        names = _names(str(folder), skip)
-        if names is None:
+        names = listed[folder] = _names(str(folder), skip)
+        if names is UNREADABLE:
             continue
-        listed[folder] = names
         for name in names:
             if name in _SKIPPED_FOLDERS:
                 continue
@@ -172,12 +169,13 @@ def _list_tree(top: Path, skip: Path, listed: dict[Path, tuple[str, ...]]) -> No
                 pending.append(child)
 
 
-def _names(folder: str, skip: Path) -> tuple[str, ...] | None:
-    """The folder's names (sorted; the cache folder left out), None when it cannot be listed."""
+def _names(folder: str, skip: Path) -> tuple[str, ...]:
+    """The folder's names (sorted; the cache folder left out), or `UNREADABLE`: a folder that
+    could not be listed is recorded too (the run said so; once readable, its configs count)."""
     try:
         names = os.listdir(folder)
     except OSError:
-        return None
+        return UNREADABLE
     if folder == str(skip.parent) and skip.name in names:
         names.remove(skip.name)
     return tuple(sorted(names))
