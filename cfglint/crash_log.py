@@ -56,6 +56,8 @@ _LOG = _Log()
 def internal_error(error: BaseException, path: Path | None = None) -> str:
     """The line to print (without the ``cfglint: `` prefix) for an unexpected exception while
     handling ``path`` (None: not about one file), after logging its traceback."""
+    global _reported
+    _reported += 1
     where = f" in {display_path(path)}" if path is not None else ""
     summary = f"{type(error).__name__}: {_first_line(error)}"
     lines = traceback.format_exception(type(error), error, error.__traceback__)
@@ -65,6 +67,15 @@ def internal_error(error: BaseException, path: Path | None = None) -> str:
     else:
         note = f"traceback not written: {_LOG.failed}"
     return f"internal error{where}: {summary} ({note}; please report it at {ISSUES_URL})"
+
+
+def reported() -> int:
+    """How many internal errors this process reported: a run that met one is not cached (the
+    bug may not happen again; its output must not outlive it)."""
+    return _reported
+
+
+_reported = 0
 
 
 def _first_line(error: BaseException) -> str:

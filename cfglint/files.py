@@ -15,6 +15,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # The largest file cfglint reads: configs, bases, settings and target files alike. Measured
@@ -26,6 +28,28 @@ MAX_FILE_BYTES = 128 * 1024
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 64 * 1024
+
+
+# Told of every read: the path, its bytes (None: the read failed) and the size limit it was read
+# with. The result cache (cfglint/cache/) records what a run read here, so that a cached result
+# is only replayed while each of those files still reads the same.
+ReadObserver = Callable[[Path, bytes | None, int | None], None]
+_observers: list[ReadObserver] = []
+
+
+@contextmanager
+def observed(observer: ReadObserver) -> Iterator[None]:
+    """Tell `observer` of every read while the block runs."""
+    _observers.append(observer)
+    try:
+        yield
+    finally:
+        _observers.remove(observer)
+
+
+def _tell(path: Path, data: bytes | None, limit: int | None) -> None:
+    for observer in _observers:
+        observer(path, data, limit)
 
 
 class UnreadableFileError(OSError):
@@ -76,6 +100,18 @@ def is_dir(path: Path) -> bool:
 def read_bytes_capped(path: Path, limit: int | None = None) -> bytes:
     """The file's bytes: an UnreadableFileError for anything but a regular file of at most
     ``limit`` bytes (default MAX_FILE_BYTES), or one that cannot be read."""
+    if not _observers:
+        return _read_bytes_capped(path, limit)
+    try:
+        data = _read_bytes_capped(path, limit)
+    except OSError:
+        _tell(path, None, limit)
+        raise
+    _tell(path, data, limit)
+    return data
+
+
+def _read_bytes_capped(path: Path, limit: int | None) -> bytes:
     limit = MAX_FILE_BYTES if limit is None else limit
     status = regular_file_status(path)
     if status.st_size > limit:

@@ -15,24 +15,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from cfglint import directives, files, globs
 from cfglint.errors import NoTargetError, UserError
+from cfglint.excluded import DEFAULT_EXCLUDE
 from cfglint.loader.source import CONFIG_SUFFIXES
 
 FixPlacement = Literal["auto", "origin", "leaf"]
-
-DEFAULT_EXCLUDE = (
-    ".git",
-    ".hg",
-    ".venv",
-    "venv",
-    ".tox",
-    ".nox",
-    "__pycache__",
-    "node_modules",
-    "build",
-    "dist",
-    "work_dirs",
-    ".cfglint_cache",
-)
 
 
 # Folders that hold installed code, never the project's own configs.
@@ -209,13 +195,21 @@ def _settings_file_here(candidate: Path) -> bool:
 
 def settings_for(path: Path | None) -> Settings:
     """The settings that govern `path` (a file or folder): the nearest ones upwards."""
-    start = Path(os.path.abspath(path if path is not None else Path.cwd()))
+    cwd = os.getcwd()
+    return _settings_for(os.path.abspath(path if path is not None else cwd), cwd)
+
+
+# A check asks once per config and again per finding (8,000 times on the corpus): the walk up
+# is remembered per path, as `_settings_in` remembers each folder's answer.
+@functools.lru_cache(maxsize=16384)
+def _settings_for(absolute: str, cwd: str) -> Settings:
+    start = Path(absolute)
     directory = start if files.is_dir(start) else start.parent
     for folder in (directory, *directory.parents):
         found = _settings_in(folder)
         if found is not None:
             return found
-    return Settings(root=Path.cwd(), source=None, table=SettingsTable())
+    return Settings(root=Path(cwd), source=None, table=SettingsTable())
 
 
 HOW_TO_SET_A_TARGET = (

@@ -271,9 +271,11 @@ def execute(case: Case, run: Run, root: Path, memory_limit: int = MEMORY_LIMIT) 
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every regular file under ``root`` that can be read (no FIFO, device or locked folder)."""
+    """Every regular file under ``root`` that can be read (no FIFO, device or locked folder);
+    cfglint's result cache left out."""
     found: dict[str, bytes] = {}
-    for folder, _dirs, files in os.walk(root):
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [name for name in dirs if name != ".cfglint_cache"]
         for name in files:
             path = Path(folder) / name
             try:

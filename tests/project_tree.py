@@ -15,11 +15,12 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` (links followed) by its POSIX relative path."""
+    """Every file under ``root`` (links followed) by its POSIX relative path; cfglint's result
+    cache (`.cfglint_cache/`, ignored by git through its own .gitignore) left out."""
     return {
         path.relative_to(root).as_posix(): path.read_bytes()
         for path in sorted(root.rglob("*"))
-        if path.is_file() and "__pycache__" not in path.parts
+        if path.is_file() and not {"__pycache__", ".cfglint_cache"} & set(path.parts)
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -15,10 +16,31 @@ from cfglint.errors import UserError
 __all__ = ["ISSUES_URL", "build_parser", "main"]
 
 
-def _subcommand_modules() -> list[ModuleType]:
-    from cfglint.cli import check_cmd, dryrun_cmd, review_cmd, rule_cmd, show_cmd, targets_cmd
+# Each command's module, in the order `--help` lists them. Only the module of the command run is
+# imported (`cfglint --version` imports none): some pull in the loader, Pydantic, rich or libcst.
+_COMMANDS = {
+    "check": "check_cmd",
+    "fix": "check_cmd",
+    "show": "show_cmd",
+    "dryrun": "dryrun_cmd",
+    "review": "review_cmd",
+    "rule": "rule_cmd",
+    "targets": "targets_cmd",
+}
 
-    return [check_cmd, show_cmd, dryrun_cmd, review_cmd, rule_cmd, targets_cmd]
+
+def _subcommand_modules(argv: Sequence[str] | None = None) -> list[ModuleType]:
+    """The modules to register: the named command's alone, none for `--version`, every one
+    otherwise (help, a mistyped command)."""
+    names = list(dict.fromkeys(_COMMANDS.values()))
+    if argv is not None:
+        # The top-level options take no value: the first other word is the command.
+        command = next((word for word in argv if not word.startswith("-")), None)
+        if command in _COMMANDS:
+            names = [_COMMANDS[command]]
+        elif command is None and any(word == "--version" for word in argv):
+            names = []
+    return [importlib.import_module(f"cfglint.cli.{name}") for name in names]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,21 +49,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_ERROR, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given the arguments, only with what parsing them needs."""
     parser = _Parser(
         prog="cfglint",
         description="Lint and fix MMEngine configs for the hardware they will run on.",
     )
     parser.add_argument("--version", action="version", version=f"cfglint {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in _subcommand_modules():
+    for module in _subcommand_modules(argv):
         module.register(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(words)
+    args = parser.parse_args(words)
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()

@@ -1,34 +1,20 @@
-"""`cfglint check` and `cfglint fix`."""
+"""`cfglint check` and `cfglint fix`: the arguments, and the result cache around the run.
+
+Light on purpose: a cached result is printed without importing the pipeline
+(`cli/check_run.py`), which is imported only when the check runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from dataclasses import replace
 from pathlib import Path
 
-from cfglint.cli import progress
-from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_argument
-from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes, wants_fix
-from cfglint.engine.inheritors import InheritanceIndexes
-from cfglint.engine.launches import EntrySpec, entry_spec
-from cfglint.engine.run import CheckRequest, CheckResult, run_check
-from cfglint.errors import UserError
-from cfglint.loader import Loader
-from cfglint.paths import git_work_tree
-from cfglint.report import (
-    FORMATS,
-    ReportContext,
-    render,
-    render_statistics,
-    render_statistics_json,
-)
-from cfglint.rules import all_rule_infos
-from cfglint.settings import settings_for
-from cfglint.types import Violation
+from cfglint.cache.store import CACHE_FOLDER, ENVIRONMENT_VARIABLE
+from cfglint.cli.cached import run_cached
+from cfglint.cli.common import OUTPUT_FORMATS, codes_argument
 
-EDIT_FORMATS = frozenset({"json", "sarif", "rdjson"})
+# Options that change nothing in what the run prints, or that say how to cache it.
+_NOT_IN_KEY = frozenset({"handler", "no_cache", "cache_dir"})
 
 
 def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
@@ -83,7 +69,7 @@ def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
         action="store_true",
         help="apply `exclude` from the settings to paths named explicitly too (for pre-commit)",
     )
-    parser.add_argument("--output-format", choices=FORMATS, default="text")
+    parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
     parser.add_argument(
         "--statistics",
         action="store_true",
@@ -97,6 +83,18 @@ def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
         action="store_true",
         help="exit 1 when a fix was applied, even if nothing remains",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the result cache",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        metavar="DIR",
+        help=f"where the result cache lives (default: ${ENVIRONMENT_VARIABLE}, else "
+        f"{CACHE_FOLDER}/ in the project root)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -108,160 +106,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     fix.set_defaults(handler=run, force_fix=True)
 
 
-def _color_wanted(output_format: str) -> bool:
-    return output_format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-
-
 def run(args: argparse.Namespace) -> int:
+    options = {name: value for name, value in vars(args).items() if name not in _NOT_IN_KEY}
+
+    def check() -> int:
+        from cfglint.cli import check_run
+
+        return check_run.run(args)
+
     paths = tuple(args.paths) or (Path("."),)
-    request = CheckRequest(
-        paths,
-        args.target,
-        args.select,
-        tuple(args.ignore),
-        args.force_exclude,
-        _entries(args),
+    named = [*paths, *([args.entry] if args.entry is not None else [])]
+    return run_cached(
+        "check", options, named, check, enabled=not args.no_cache, cache_dir=args.cache_dir
     )
-    want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
-    show_progress = args.output_format == "text" and not args.diff
-    placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
-    fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
-    fixed_count = 0
-    write_errors: tuple[str, ...] = ()
-    # cfglint's own failures (a file it could not handle): printed, and the run exits 2.
-    internal: list[str] = []
-    indexes = InheritanceIndexes()
-    if want_fix:
-        # Handed over, not kept here: the fix loop lets the first check's trees go early.
-        outcome = fix_until_stable(
-            request,
-            _check(request, show_progress, indexes),
-            fix_request,
-            write=not args.diff,
-            indexes=indexes,
-        )
-        for message in outcome.problems:
-            print(f"cfglint: warning: {message}", file=sys.stderr)
-        for message in outcome.errors:
-            print(f"cfglint: error: {message}", file=sys.stderr)
-        internal.extend(outcome.internal_errors)
-        result = outcome.final
-        if args.diff:
-            internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
-            for message in internal_errors:
-                print(f"cfglint: {message}", file=sys.stderr)
-            sys.stdout.write(outcome.diff)
-            return EXIT_ERROR if internal_errors else _exit_code_for_diff(result, outcome.diff)
-        fixed_count = outcome.fixed_count
-        write_errors = outcome.errors
-    else:
-        result = _check(request, show_progress, indexes)
-    # Only the machine formats print the edits themselves.
-    with_edits = args.output_format in EDIT_FORMATS and not args.statistics
-    violations = _with_fixes(
-        result, fix_request, paths, with_edits, indexes, fixed=want_fix, internal=internal
-    )
-    internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
-    context = ReportContext(
-        cwd=Path.cwd(),
-        rules=all_rule_infos(),
-        color=_color_wanted(args.output_format),
-        fixed_count=fixed_count,
-        show_fix_hints=True,
-        unsafe_fixes=args.unsafe_fixes,
-        complete=not result.errors and not internal_errors and bool(result.targets),
-        annotation_root=_github_workspace(),
-        source_root=git_work_tree(Path.cwd()),
-    )
-    for message in result.errors:
-        print(f"cfglint: error: {message}", file=sys.stderr)
-    for message in internal_errors:
-        print(f"cfglint: {message}", file=sys.stderr)
-    for message in result.warnings:
-        print(f"cfglint: warning: {message}", file=sys.stderr)
-    if args.statistics and args.output_format == "json":
-        sys.stdout.write(render_statistics_json(violations, context))
-    elif args.statistics:
-        sys.stdout.write(render_statistics(violations, context))
-    else:
-        sys.stdout.write(render(violations, args.output_format, context))
-    if write_errors or internal_errors:
-        return EXIT_ERROR
-    return _exit_code(args, result, fixed_count)
-
-
-def _entries(args: argparse.Namespace) -> tuple[EntrySpec, ...]:
-    if args.entry is None:
-        if args.entry_args:
-            raise UserError("--entry-args needs --entry SCRIPT")
-        return ()
-    if not args.entry.is_file():
-        raise UserError(f"{args.entry}: no such entry script")
-    return (entry_spec(args.entry, args.entry_args, Path.cwd()),)
-
-
-def _with_fixes(
-    result: CheckResult,
-    fix_request: FixRequest,
-    paths: tuple[Path, ...],
-    with_edits: bool,
-    indexes: InheritanceIndexes,
-    *,
-    fixed: bool,
-    internal: list[str],
-) -> list[Violation]:
-    """The violations with the fixes a report shows. After the fix loop, what it could not fix
-    is not fixable, whatever a plan says: only the fixes it did not try (unsafe ones without
-    `--unsafe-fixes`) are planned. `internal` collects cfglint's failures on a file."""
-    if not fixed:
-        return planned_fixes(
-            result,
-            fix_request,
-            paths,
-            with_edits=with_edits,
-            indexes=indexes,
-            internal_errors=internal,
-        )
-    tried = [v for v in result.violations if wants_fix(v, fix_request)]
-    untried = tuple(v for v in result.violations if not wants_fix(v, fix_request))
-    planned = (
-        planned_fixes(
-            replace(result, violations=untried),
-            fix_request,
-            paths,
-            with_edits=with_edits,
-            indexes=indexes,
-            internal_errors=internal,
-        )
-        if untried
-        else []
-    )
-    return [*(replace(violation, fix=None) for violation in tried), *planned]
-
-
-def _github_workspace() -> Path | None:
-    workspace = os.environ.get("GITHUB_WORKSPACE")
-    return Path(workspace) if workspace else None
-
-
-def _check(request: CheckRequest, show_progress: bool, indexes: InheritanceIndexes) -> CheckResult:
-    with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
-        return run_check(request, Loader(), progress=advance, indexes=indexes)
-
-
-def _exit_code_for_diff(result: CheckResult, diff: str) -> int:
-    if result.errors or result.unresolved:
-        return EXIT_ERROR
-    return EXIT_VIOLATIONS if diff else EXIT_CLEAN
-
-
-def _exit_code(args: argparse.Namespace, result: CheckResult, fixed_count: int) -> int:
-    if result.errors or result.unresolved:
-        return EXIT_ERROR
-    if args.exit_zero:
-        return EXIT_CLEAN
-    if result.has_errors:
-        return EXIT_VIOLATIONS
-    if args.exit_non_zero_on_fix and fixed_count:
-        return EXIT_VIOLATIONS
-    return EXIT_CLEAN

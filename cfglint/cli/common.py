@@ -8,6 +8,9 @@ EXIT_CLEAN = 0
 EXIT_VIOLATIONS = 1
 EXIT_ERROR = 2
 
+# The report formats (cfglint/report/); here so that parsing the command line imports no report.
+OUTPUT_FORMATS = ("text", "json", "sarif", "github", "rdjson")
+
 
 def codes_argument(text: str) -> tuple[str, ...]:
     """`CL201,CL3` -> ('CL201', 'CL3'); rejects anything that is not a code or prefix."""

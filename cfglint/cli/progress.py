@@ -30,7 +30,8 @@ def bar(
         TextColumn(label),
         BarColumn(),
         TextColumn(count_text),
-        console=Console(stderr=True),
+        # Drawn on the terminal, never recorded for the result cache (cli/cached.py).
+        console=Console(file=getattr(sys.stderr, "unrecorded", sys.stderr)),
         transient=True,
     ) as progress:
         task = progress.add_task(label, total=total)

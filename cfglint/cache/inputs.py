@@ -1,0 +1,181 @@
+"""What a run read, recorded as it reads, and checked again before its result is replayed.
+
+The record: every file read through `cfglint/files.py` (its content hash, or that the read
+failed), the names in each folder holding one of those files (recursively below it, so a config
+added anywhere under a folder the run walked is seen), in each folder above it up to the
+project root and in each folder of the import path, and the settings files (`cfglint.toml`,
+`pyproject.toml`) that could appear in any folder above. A base, settings file, target file,
+entry script or launcher that changes, appears or disappears makes the record differ, and the
+run is done again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from cfglint import files
+from cfglint.cache.entry import FileState, FolderState, Inputs
+from cfglint.excluded import DEFAULT_EXCLUDE
+
+SETTINGS_NAMES = ("cfglint.toml", "pyproject.toml")
+# Folders never walked for configs (tool state, VCS data): their contents change all the time.
+_SKIPPED_FOLDERS = frozenset(DEFAULT_EXCLUDE)
+# Git's "racily clean" rule: a file's size, mtime and inode stand in for its content only when
+# its mtime is older than the record by more than the coarsest timestamp granularity in use
+# (2 s, FAT); a file written in the same instant as the record is always read again.
+_RACY_NS = 2_000_000_000
+# The names of a folder that cannot be listed: no file name holds a NUL.
+UNREADABLE = ("\0",)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+class Recorder:
+    """A `files.ReadObserver`: the first state of each file read, and whether any changed while
+    the run was reading (then its result describes no single state of the tree)."""
+
+    def __init__(self) -> None:
+        self.read: dict[Path, FileState] = {}
+        self.changed = False
+        # The same file is read several times (as a config, for its noqa comments, for the
+        # report's source lines): each later read is compared by digest alone.
+        self._seen: dict[tuple[str, int | None], str | None] = {}
+
+    def __call__(self, path: Path, data: bytes | None, limit: int | None) -> None:
+        key = (str(path), limit)
+        state_digest = None if data is None else digest(data)
+        if key in self._seen:
+            if self._seen[key] != state_digest:
+                self.changed = True
+            return
+        self._seen[key] = state_digest
+        absolute = os.path.abspath(key[0])
+        state = FileState(absolute, state_digest, limit)
+        first = self.read.setdefault(Path(absolute), state)
+        if first.digest != state.digest and first.limit == state.limit:
+            self.changed = True
+
+
+def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path) -> Inputs:
+    """The record of a finished run. `walked`: the paths named on the command line; `root`:
+    the project root (folders above it only count for settings files); `skip`: the cache
+    folder, whose own changes mean nothing."""
+    recorded_ns = time.time_ns()
+    # Below a config's folder (or a folder named), any new file may be a config the run would
+    # have found; elsewhere (a settings file's folder, where a missing file would be) only the
+    # folder's own names matter.
+    deep = {
+        path.parent
+        for path, state in recorder.read.items()
+        if state.digest is not None and path.name not in SETTINGS_NAMES
+    }
+    deep.update(Path(os.path.abspath(folder)) for folder in walked if files.is_dir(folder))
+    flat = {_existing(parent) for parent in {path.parent for path in recorder.read}} - deep
+    listed: dict[Path, tuple[str, ...]] = {}
+    for top in _tops(deep):
+        _list_tree(top, skip, listed)
+    # `pkg::` bases are found through the import path: a package installed or removed there
+    # shows in its folder's names.
+    import_path = {Path(os.path.abspath(entry or ".")) for entry in sys.path}
+    for folder in flat | {folder for folder in import_path if files.is_dir(folder)}:
+        listed.setdefault(folder, _names(str(folder), skip))
+    probes: dict[Path, FileState] = {}
+    for folder in deep | flat:
+        for above in folder.parents:
+            if above == root or root in above.parents:
+                listed.setdefault(above, _names(str(above), skip))
+            for name in SETTINGS_NAMES:
+                probe = above / name
+                if probe not in recorder.read and probe not in probes:
+                    probes[probe] = _read_state(str(probe), None)
+    states = [_stamped(state) for state in recorder.read.values()]
+    return Inputs(
+        tuple(sorted([*states, *probes.values()], key=lambda state: state.path)),
+        tuple(FolderState(str(path), names) for path, names in sorted(listed.items())),
+        recorded_ns,
+    )
+
+
+def unchanged(inputs: Inputs, skip: Path, *, trust_stamps: bool = True) -> bool:
+    """Whether every file and folder still reads as recorded. With `trust_stamps`, a file whose
+    stamp is the same and older than the record by more than `_RACY_NS` is taken as unchanged
+    without reading it."""
+    trusted_before = inputs.recorded_ns - _RACY_NS if trust_stamps else -1
+    for state in inputs.files:
+        stamp = state.stamp
+        if stamp is not None and stamp[1] < trusted_before and _stamp(state.path) == stamp:
+            continue
+        if _read_state(state.path, state.limit).digest != state.digest:
+            return False
+    return all(_names(state.path, skip) == state.names for state in inputs.folders)
+
+
+def _read_state(path: str, limit: int | None) -> FileState:
+    try:
+        data: bytes | None = files.read_bytes_capped(Path(path), limit)
+    except OSError:
+        data = None
+    return FileState(path, None if data is None else digest(data), limit)
+
+
+def _stamp(path: str) -> tuple[int, int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_size, status.st_mtime_ns, status.st_ino)
+
+
+def _stamped(state: FileState) -> FileState:
+    """The state with the file's stamp, taken before the run's result is stored (the caller
+    then reads every file again: a change after the stamp shows in the content)."""
+    if state.digest is None:
+        return state
+    return FileState(state.path, state.digest, state.limit, _stamp(state.path))
+
+
+def _existing(folder: Path) -> Path:
+    """The folder, or the nearest folder above it that exists: where a missing base would be
+    created."""
+    while not files.is_dir(folder) and folder != folder.parent:
+        folder = folder.parent
+    return folder
+
+
+def _tops(folders: set[Path]) -> list[Path]:
+    """The folders not inside another of them."""
+    return [f for f in sorted(folders) if not any(p in folders for p in f.parents)]
+
+
+def _list_tree(top: Path, skip: Path, listed: dict[Path, tuple[str, ...]]) -> None:
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        names = listed[folder] = _names(str(folder), skip)
+        if names is UNREADABLE:
+            continue
+        for name in names:
+            if name in _SKIPPED_FOLDERS:
+                continue
+            child = folder / name
+            if files.is_dir(child) and not os.path.islink(child):
+                pending.append(child)
+
+
+def _names(folder: str, skip: Path) -> tuple[str, ...]:
+    """The folder's names (sorted; the cache folder left out), or `UNREADABLE`: a folder that
+    could not be listed is recorded too (the run said so; once readable, its configs count)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return UNREADABLE
+    if folder == str(skip.parent) and skip.name in names:
+        names.remove(skip.name)
+    return tuple(sorted(names))

@@ -1,0 +1,277 @@
+"""The result cache, as a user meets it: a second run prints exactly what a `--no-cache` run
+prints, at once; any edit to what the run read (a base, the settings, a target file, a
+launcher, an entry script, a new config) makes it check again; a broken or foreign cache file is
+never trusted; two runs at once both print the right result."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLES, CliResult
+
+# Runs the command line in a subprocess and writes, beside its output, whether the check
+# pipeline was imported: a replayed result never imports it.
+_RUN = """
+import sys
+from cfglint.cli import main
+code = main(sys.argv[2:])
+with open(sys.argv[1], "w") as mark:
+    mark.write("checked" if "cfglint.engine.run" in sys.modules else "replayed")
+raise SystemExit(code)
+"""
+
+
+def run(tree: Path, *args: str, env: dict[str, str] | None = None) -> tuple[CliResult, str]:
+    mark = tree.parent / "mark.txt"
+    completed = subprocess.run(
+        [sys.executable, "-c", _RUN, str(mark), *args],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    how = mark.read_text(encoding="utf-8")
+    mark.unlink()
+    return CliResult(completed.returncode, completed.stdout, completed.stderr), how
+
+
+def cold(tree: Path, *args: str) -> CliResult:
+    return run(tree, "check", "--no-cache", *args)[0]
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    copy = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("__pycache__", ".cfglint_cache"))
+    return copy
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(), ("--output-format", "json"), ("--statistics",), ("--output-format", "sarif")],
+    ids=["text", "json", "statistics", "sarif"],
+)
+def test_a_second_run_replays_exactly_what_a_cold_run_prints(
+    tree: Path, args: tuple[str, ...]
+) -> None:
+    first, how_first = run(tree, "check", *args)
+    second, how_second = run(tree, "check", *args)
+    assert (how_first, how_second) == ("checked", "replayed")
+    assert first.exit_code == 1
+    assert second == first == cold(tree, *args)
+    assert (tree / ".cfglint_cache" / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+
+
+def _replace(relative: str, old: str, new: str) -> Callable[[Path], None]:
+    def edit(tree: Path) -> None:
+        path = tree / relative
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+    return edit
+
+
+WRAPPER = "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)\n"
+
+
+def _append(relative: str, text: str) -> Callable[[Path], None]:
+    def edit(tree: Path) -> None:
+        with (tree / relative).open("a", encoding="utf-8") as handle:
+            handle.write(text)
+
+    return edit
+
+
+def _new_config(tree: Path) -> None:
+    smoke = tree / "configs/gcu_smoke/toy_gcu_smoke.py"
+    shutil.copy(smoke, tree / "configs/gcu_smoke/new_folder/second.py")
+
+
+def _new_folder(tree: Path) -> None:
+    (tree / "configs/gcu_smoke/new_folder").mkdir()
+
+
+ENTRY = "scripts/train_distributed_8card_gcu.py"
+TARGET = (
+    "name: mine\nextends: t20-gcu\ndescription: ours\nkeys:\n"
+    "  env_cfg.cudnn_benchmark:\n    rule: CL301\n    allowed: [false]\n"
+    "    fix: {value: false, safe: true}\n"
+)
+OWN_TARGET_SETTINGS = (
+    '[tool.cfglint]\ndefault-target = "cuda"\nexclude = ["toy_model.py"]\n'
+    'extra-targets = ["mine.yaml"]\n\n[tool.cfglint.targets]\n'
+    '"configs/dinov3/**" = "mine"\n'
+)
+ENTRY_POINT_SETTINGS = (
+    '[tool.cfglint]\ndefault-target = "cuda"\nexclude = ["toy_model.py"]\n'
+    f'entry-points = ["{ENTRY} --launcher pytorch"]\n\n[tool.cfglint.targets]\n'
+    '"configs/**" = "t20-gcu"\n'
+)
+
+
+def _settings(text: str) -> Callable[[Path], None]:
+    def write(tree: Path) -> None:
+        (tree / "pyproject.toml").write_text(text, encoding="utf-8")
+
+    return write
+
+
+def _also(*steps: Callable[[Path], None]) -> Callable[[Path], None]:
+    def all_of(tree: Path) -> None:
+        for step in steps:
+            step(tree)
+
+    return all_of
+
+
+def _target_file(tree: Path) -> None:
+    (tree / "mine.yaml").write_text(TARGET, encoding="utf-8")
+
+
+CASES: dict[str, tuple[Callable[[Path], None] | None, Callable[[Path], None], tuple[str, ...]]] = {
+    # name: (set-up before the first run, the edit, the command's arguments)
+    "base": (None, _replace("configs/_base_/default_runtime.py", "'nccl'", "'gloo'"), ()),
+    "leaf": (None, _append("configs/gcu_smoke/toy_gcu_smoke.py", WRAPPER), ()),
+    "settings": (None, _replace("pyproject.toml", '"cuda"', '"t20-gcu"'), ()),
+    "new settings file above a named folder": (
+        None,
+        lambda tree: (tree / "configs/cfglint.toml").write_text('default-target = "cpu"\n'),
+        ("configs/dinov3",),
+    ),
+    "target file": (
+        _also(_settings(OWN_TARGET_SETTINGS), _target_file),
+        _replace("mine.yaml", "allowed: [false]", "allowed: [true, false]"),
+        (),
+    ),
+    "launcher": (
+        None,
+        _replace("scripts/start_8card_training.sh", "_8card.py", "_8card_ddp.py"),
+        (),
+    ),
+    "entry script of a launcher": (None, _replace(ENTRY, "", "\n"), ()),
+    "entry script of --entry": (
+        None,
+        _replace(ENTRY, "", "\n"),
+        ("--entry", ENTRY, "--entry-args", "--launcher pytorch", "configs/gcu_smoke"),
+    ),
+    "entry script of the settings' entry-points": (
+        _settings(ENTRY_POINT_SETTINGS),
+        _replace(ENTRY, "", "\n"),
+        ("configs",),
+    ),
+    "new config in a new folder": (_new_folder, _new_config, ()),
+    "removed base": (None, lambda tree: (tree / "configs/_base_/default_runtime.py").unlink(), ()),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_an_edit_to_anything_the_run_read_is_checked_again(tree: Path, name: str) -> None:
+    set_up, edit, args = CASES[name]
+    if set_up is not None:
+        set_up(tree)
+    before, _ = run(tree, "check", *args)
+    assert run(tree, "check", *args) == (before, "replayed")
+    edit(tree)
+    after, how = run(tree, "check", *args)
+    assert how == "checked"
+    assert after == cold(tree, *args)
+    assert after != before  # the edit matters: a stale replay would have shown
+    assert run(tree, "check", *args) == (after, "replayed")
+
+
+def _entries(tree: Path) -> list[Path]:
+    return sorted(
+        path for path in (tree / ".cfglint_cache").rglob("*") if path.parent.name[0].isdigit()
+    )
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],
+        lambda data: b"",
+        lambda data: data.replace(b'"exit_code":1', b'"exit_code":0'),
+        lambda data: b"not a cache file at all\n" + data,
+    ],
+    ids=["truncated", "empty", "altered", "foreign"],
+)
+def test_a_damaged_cache_file_is_never_trusted(
+    tree: Path, damage: Callable[[bytes], bytes]
+) -> None:
+    first, _ = run(tree, "check")
+    (entry,) = _entries(tree)
+    entry.write_bytes(damage(entry.read_bytes()))
+    assert run(tree, "check") == (first, "checked")
+    assert run(tree, "check") == (first, "replayed")  # and written anew
+
+
+def test_two_runs_at_once_both_print_the_right_result(tree: Path) -> None:
+    expected = cold(tree)
+    command = [sys.executable, "-m", "cfglint", "check"]
+    runs = [
+        subprocess.Popen(command, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for _ in range(2)
+    ]
+    for process in runs:
+        stdout, stderr = process.communicate(timeout=600)
+        assert CliResult(process.returncode, stdout.decode(), stderr.decode()) == expected
+    assert len(_entries(tree)) == 1
+    again = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
+    assert CliResult(again.returncode, again.stdout, again.stderr) == expected
+
+
+def test_no_cache_neither_reads_nor_writes(tree: Path) -> None:
+    assert run(tree, "check", "--no-cache")[1] == "checked"
+    assert not (tree / ".cfglint_cache").exists()
+
+
+def test_cache_dir_option_and_environment_variable(tree: Path, tmp_path: Path) -> None:
+    first, _ = run(tree, "check", "--cache-dir", str(tmp_path / "option"))
+    assert (tmp_path / "option" / ".gitignore").is_file()
+    assert run(tree, "check", "--cache-dir", str(tmp_path / "option")) == (first, "replayed")
+    env = {**os.environ, "CFGLINT_CACHE_DIR": str(tmp_path / "variable")}
+    assert run(tree, "check", env=env) == (first, "checked")
+    assert run(tree, "check", env=env) == (first, "replayed")
+    assert (tmp_path / "variable" / "CACHEDIR.TAG").is_file()
+    assert not (tree / ".cfglint_cache").exists()
+
+
+def test_a_fix_that_wrote_files_is_never_replayed(tree: Path) -> None:
+    fixed, how = run(tree, "fix")
+    assert how == "checked" and "Fixed 6 errors." in fixed.stdout
+    again, how = run(tree, "fix")
+    assert how == "checked" and "Fixed" not in again.stdout
+    assert run(tree, "fix") == (again, "replayed")  # nothing was written that time
+
+
+def test_a_package_installed_for_a_pkg_base_is_seen(tmp_path: Path) -> None:
+    """`mmdet::` is found through the import path: installing the package there (a folder
+    appearing in a folder of PYTHONPATH) changes the result."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.cfglint]\ndefault-target = "t20-gcu"\n')
+    (project / "leaf.py").write_text(
+        "_base_ = 'mmdet::_base_/rt.py'\nmodel = dict(type='Toy')\n", encoding="utf-8"
+    )
+    site = tmp_path / "site"
+    site.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    missing, _ = run(project, "check", env=env)
+    assert "CL903" in missing.stdout and "mmdet" in missing.stdout
+    assert run(project, "check", env=env) == (missing, "replayed")
+    (site / "mmdet" / ".mim" / "configs" / "_base_").mkdir(parents=True)
+    (site / "mmdet" / "__init__.py").write_text("", encoding="utf-8")
+    (site / "mmdet" / ".mim" / "configs" / "_base_" / "rt.py").write_text(
+        "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n", encoding="utf-8"
+    )
+    installed, how = run(project, "check", env=env)
+    assert how == "checked" and "CL903" not in installed.stdout
+    assert installed == run(project, "check", "--no-cache", env=env)[0]

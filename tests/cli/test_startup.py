@@ -1,0 +1,81 @@
+"""Instant start: a command imports only what it needs. `cfglint --version`, `--help` and a
+cached `check` (the pre-commit hook's usual run) never import the pipeline, Pydantic, rich or
+libcst."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLES
+
+from cfglint import __version__
+
+HEAVY = (
+    "cfglint.loader",
+    "cfglint.engine",
+    "cfglint.launch",
+    "cfglint.rules",
+    "cfglint.settings",
+    "cfglint.report",
+    "libcst",
+    "rich",
+    "pydantic",
+    "ruamel",
+    "yaml",
+)
+
+# The command line in a fresh interpreter; then the heavy modules it imported, one a line.
+_PROBE = """
+import sys
+from cfglint.cli import main
+try:
+    code = main(sys.argv[1:])
+except SystemExit as exit:
+    code = exit.code
+heavy = {heavy!r}
+print("\\n".join(m for m in sys.modules if m.split(".")[0] in heavy or m in heavy
+      or any(m.startswith(h + ".") for h in heavy)), file=sys.stderr)
+"""
+
+
+def heavy_imports(*args: str, cwd: Path | None = None) -> list[str]:
+    completed = subprocess.run(
+        [sys.executable, "-c", _PROBE.format(heavy=HEAVY), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    return [line for line in completed.stderr.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("args", [("--version",), ("check", "--help"), ("fix", "--help")])
+def test_version_and_help_import_nothing_heavy(args: tuple[str, ...]) -> None:
+    assert heavy_imports(*args) == []
+
+
+def test_a_cached_check_imports_nothing_heavy(tmp_path: Path) -> None:
+    tree = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, tree, ignore=shutil.ignore_patterns(".cfglint_cache"))
+    first = heavy_imports("check", cwd=tree)
+    assert "cfglint.loader" in first and "cfglint.engine.run" in first  # it did check
+    assert heavy_imports("check", cwd=tree) == []
+
+
+def test_the_version_is_printed() -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "cfglint", "--version"], capture_output=True, text=True, check=False
+    )
+    assert (completed.returncode, completed.stdout) == (0, f"cfglint {__version__}\n")
+
+
+def test_the_light_format_list_is_the_reports() -> None:
+    from cfglint.cli.common import OUTPUT_FORMATS
+    from cfglint.report import FORMATS
+
+    assert OUTPUT_FORMATS == FORMATS
