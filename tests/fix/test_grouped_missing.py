@@ -73,7 +73,8 @@ def test_the_fix_writes_the_key_once_in_the_base_and_keeps_the_different_leaf(
     assert after["configs/odd/c.py"].decode() == (
         "_base_ = '../_base_/default_runtime.py'\n\n"
         + WRAPPER_BLOCK.format(find_unused="True")
-        + "\nmodel = dict(type='C')\nfind_unused_parameters = True\n"
+        # The top-level key MMEngine now ignores beside model_wrapper_cfg goes (CL303).
+        + "\nmodel = dict(type='C')\n"
     )
     keys = ("model_wrapper_cfg.device_ids", "model_wrapper_cfg.find_unused_parameters")
     assert mmengine_values(tmp_path / "configs/det/a.py", *keys) == [None, False]
