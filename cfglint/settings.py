@@ -17,6 +17,7 @@ from cfglint import directives, files, globs
 from cfglint.errors import NoTargetError, UserError
 from cfglint.excluded import DEFAULT_EXCLUDE
 from cfglint.loader.source import CONFIG_SUFFIXES
+from cfglint.strict_model import STRICT_KEBAB
 
 FixPlacement = Literal["auto", "origin", "leaf"]
 
@@ -36,10 +37,6 @@ def default_excluded(names: Iterable[str]) -> bool:
     return any(name in DEFAULT_EXCLUDE for name in names)
 
 
-def _kebab(name: str) -> str:
-    return name.replace("_", "-")
-
-
 def _known_selector(text: str) -> str:
     # Imported here: the rule catalogue is a later step of the pipeline than settings.
     from cfglint.rules import is_selector
@@ -55,9 +52,7 @@ _Selector = Annotated[str, AfterValidator(_known_selector)]
 class SettingsTable(BaseModel):
     """The `[tool.cfglint]` table as written by the user."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     default_target: str | None = None
     targets: dict[str, str] = Field(default_factory=dict)

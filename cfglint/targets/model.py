@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, Field, model_validator
+
+from cfglint.strict_model import STRICT_KEBAB
 
 Scalar = str | int | float | bool | None
-
-_STRICT = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-
-def _kebab(name: str) -> str:
-    return name.replace("_", "-")
-
 
 class FixPolicy(BaseModel):
     """The value a fix writes (or that it removes the key) and whether the fix is safe."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     value: Scalar = None
     remove: bool = False
@@ -38,9 +31,7 @@ class FixPolicy(BaseModel):
 class KeyPolicy(BaseModel):
     """What one config key may hold on a target, and which rule reports it."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     rule: Annotated[str, Field(pattern=r"^CL[0-9]{3}$")]
     allowed: tuple[Scalar, ...] | None = None
@@ -81,19 +72,6 @@ class KeyPolicy(BaseModel):
             return not any(_same(value, forbidden) for forbidden in self.forbidden)
         return True
 
-    def value_type(self) -> Any:
-        """The type a resolved config's value must have: drives the generated config model."""
-        if self.allowed is not None:
-            return Literal[self.allowed]
-        policy = self
-
-        def _check(value: object) -> object:
-            if not policy.value_ok(value):
-                raise ValueError(f"{value!r} does not work on this target")
-            return value
-
-        return Annotated[Any, AfterValidator(_check)]
-
 
 def _same(left: object, right: object) -> bool:
     # True == 1 in Python, but `cudnn_benchmark=1` is not what a target file means by `true`.
@@ -110,9 +88,7 @@ class VendorImportPolicy(BaseModel):
     """The import that makes MMEngine see the accelerator, and the target as MMEngine then sees
     it (`keys` merged over the target's own, as `extends:` merges)."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     library: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
     modules: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")], ...]
@@ -136,9 +112,7 @@ class InitDistPolicy(BaseModel):
     """What `mmengine.dist.init_dist` does on this host (`_init_dist_pytorch` in 0.10): the
     call that picks the rank's device, and the collective backend it really uses."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     set_device: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
     # The backend init_dist hard-codes on this host (`hccl`, `cncl`, `mccl`); None: the one the
@@ -149,9 +123,7 @@ class InitDistPolicy(BaseModel):
 class HostPolicy(BaseModel):
     """What the target's host does with the calls an entry script makes."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     # mmengine.device.get_device() on this host when the entry script does nothing special.
     mmengine_device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
@@ -166,9 +138,7 @@ class HostPolicy(BaseModel):
 class ExamplePolicy(BaseModel):
     """An INVALID example of a target file: a config and the codes `check` reports for it."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     config: str
     codes: tuple[Annotated[str, Field(pattern=r"^CL[0-9]{3}$")], ...]
@@ -178,9 +148,7 @@ class ExamplesPolicy(BaseModel):
     """A target's VALID configs (no error on it) and INVALID ones (with their codes): its
     tests and the examples of its page under docs/targets/."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     valid: tuple[str, ...] = ()
     invalid: tuple[ExamplePolicy, ...] = ()
@@ -189,9 +157,7 @@ class ExamplesPolicy(BaseModel):
 class TargetFile(BaseModel):
     """One target file after `extends:` has been merged in."""
 
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, populate_by_name=True, alias_generator=_kebab
-    )
+    model_config = STRICT_KEBAB
 
     name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
     description: str
