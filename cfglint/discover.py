@@ -5,32 +5,14 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from cfglint.config_sniff import looks_like_config
 from cfglint.files import UnreadableFileError, is_dir, regular_file_status
 from cfglint.settings import default_excluded, settings_for
-from cfglint.types import LoadProblem, Span
+from cfglint.types import Discovered, LoadProblem, Span
 
 BASE_FOLDER = "_base_"
-
-
-@dataclass(frozen=True, slots=True)
-class Discovered:
-    leaves: tuple[Path, ...]  # checked as configs
-    # `_base_` files named one by one (pre-commit passes changed files): checked through the
-    # configs under the project root that inherit them.
-    bases: tuple[Path, ...]
-    problems: tuple[LoadProblem, ...]
-    # Every file named one by one, leaves and bases: each also brings in the configs of its
-    # project that inherit it (a leaf-to-leaf `_base_` chain, a shared fragment).
-    named: tuple[Path, ...] = ()
-    # Shell launchers named or found (`*.sh`): the launches they start are checked.
-    launchers: tuple[Path, ...] = ()
-    # `.py` files a folder walk left out because they do not look like configs (no `include`
-    # in the settings): the run says how many.
-    skipped: tuple[Path, ...] = ()
 
 
 def is_base_file(path: Path) -> bool:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import functools
 import os
 import stat
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 
-import tomllib
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from cfglint import directives, files, globs

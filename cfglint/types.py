@@ -1,10 +1,15 @@
 """Shared frozen types: the small values each pipeline step hands to the next.
 
-discover -> load (ConfigNode tree with Origin per key) -> evaluate against a target
--> Violation (with a FixIntent) -> TextEdit -> report.
+discover (Discovered) -> launches (Launch) -> load (ConfigNode tree with an Origin per key,
+ResolvedConfig or LoadFailure; LaunchView) -> evaluate against a target -> Violation (with a
+FixIntent) -> TextEdit -> report.
 
-Every step imports its inputs from here and nowhere else, so the modules stay
-independent of each other.
+A step takes these values from here, not from the step before it, so the steps stay independent
+of each other. Two kinds of types live elsewhere, on purpose: the rule interface
+(`cfglint/rules/base.py`: Rule, Example, RuleContext, Finding, which name a Target and are the
+contract between one rule module and the engine), and each package's own request and result for
+the command line (`CheckRequest`, `CheckResult`, the review's plan, the dry run's job), which only
+the CLI layer sees.
 """
 
 from __future__ import annotations
@@ -195,6 +200,23 @@ class LoadProblem:
     code: str  # e.g. "CL901"
     message: str
     span: Span  # the file, and where in it, when known (line 1, column 1 otherwise)
+
+
+@dataclass(frozen=True, slots=True)
+class Discovered:
+    leaves: tuple[Path, ...]  # checked as configs
+    # `_base_` files named one by one (pre-commit passes changed files): checked through the
+    # configs under the project root that inherit them.
+    bases: tuple[Path, ...]
+    problems: tuple[LoadProblem, ...]
+    # Every file named one by one, leaves and bases: each also brings in the configs of its
+    # project that inherit it (a leaf-to-leaf `_base_` chain, a shared fragment).
+    named: tuple[Path, ...] = ()
+    # Shell launchers named or found (`*.sh`): the launches they start are checked.
+    launchers: tuple[Path, ...] = ()
+    # `.py` files a folder walk left out because they do not look like configs (no `include`
+    # in the settings): the run says how many.
+    skipped: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,7 +420,7 @@ class LaunchView:
 # Violations and fixes.
 
 
-class Applicability(str, enum.Enum):
+class Applicability(enum.StrEnum):
     SAFE = "safe"
     UNSAFE = "unsafe"
 

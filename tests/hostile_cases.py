@@ -50,10 +50,9 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import tomllib
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = REPO_ROOT / "tests" / "hostile" / "cases"

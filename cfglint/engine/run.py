@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cfglint.crash_log import internal_error
-from cfglint.discover import Discovered, discover
+from cfglint.discover import discover
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate
 from cfglint.engine.inheritors import InheritanceIndexes, Inheritors, real
@@ -35,6 +35,7 @@ from cfglint.settings import (
 )
 from cfglint.targets import Target, TargetRegistry
 from cfglint.types import (
+    Discovered,
     HostFacts,
     LaunchView,
     LoadFailure,

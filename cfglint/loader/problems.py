@@ -1,4 +1,9 @@
-"""The one exception the loader raises internally: a problem that fails the whole config."""
+"""The exception that ends a config's resolution with a finding (CL901-CL905, CL907).
+
+The loader raises others internally (control flow for `break`/`continue`, a value that is too
+large or cannot be known), but each is caught inside the loader and turned into an unknown value
+or into this one; `LoadError` is the only one that reaches `Loader.load`, which reports it.
+"""
 
 from __future__ import annotations
 
