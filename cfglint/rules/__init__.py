@@ -2,44 +2,35 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 
-from cfglint.rules import (
-    cl9xx_loader,
-    cl101_dist_backend,
-    cl102_launcher,
-    cl103_dist_backend_ignored,
-    cl201_ddp_device_ids,
-    cl202_output_device,
-    cl203_literal_device_ids,
-    cl301_cudnn_benchmark,
-    cl302_legacy_keys,
-    cl303_find_unused_ignored,
-    cl401_vendor_import,
-    cl402_cuda_calls,
-    cl403_cuda_device_string,
-    cl501_amp_optim_wrapper,
-    cl502_sync_bn,
-)
+from cfglint.rules import cl9xx_loader
 from cfglint.rules.base import Rule
 from cfglint.types import Applicability, RuleInfo
 
-CHECK_RULES: tuple[Rule, ...] = (
-    cl101_dist_backend.RULE,
-    cl102_launcher.RULE,
-    cl103_dist_backend_ignored.RULE,
-    cl201_ddp_device_ids.RULE,
-    cl202_output_device.RULE,
-    cl203_literal_device_ids.RULE,
-    cl301_cudnn_benchmark.RULE,
-    cl302_legacy_keys.RULE,
-    cl303_find_unused_ignored.RULE,
-    cl401_vendor_import.RULE,
-    cl402_cuda_calls.RULE,
-    cl403_cuda_device_string.RULE,
-    cl501_amp_optim_wrapper.RULE,
-    cl502_sync_bn.RULE,
-)
+# One module per rule, named after its code (`cl201_ddp_device_ids.py`, exporting `RULE`): adding
+# a rule is adding its module and its row in cfglint/codes.py, nothing else.
+_RULE_MODULE = re.compile(r"cl[1-8][0-9]{2}_[a-z0-9_]+")
+
+
+def _rule_modules() -> tuple[Rule, ...]:
+    names = sorted(
+        info.name
+        for info in pkgutil.iter_modules(__path__)
+        if _RULE_MODULE.fullmatch(info.name)
+    )
+    rules = []
+    for name in names:
+        rule = getattr(importlib.import_module(f"{__name__}.{name}"), "RULE", None)
+        if not isinstance(rule, Rule):
+            raise TypeError(f"cfglint.rules.{name} must define RULE = Rule(...)")
+        rules.append(rule)
+    return tuple(rules)
+
+
+CHECK_RULES: tuple[Rule, ...] = _rule_modules()
 ALL_RULES: tuple[Rule, ...] = (*CHECK_RULES, *cl9xx_loader.RULES)
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}
 
