@@ -44,7 +44,12 @@ def plain(value: object) -> object:
 
 
 def same(mine: object, theirs: object) -> bool:
-    """Equal, with the same container types all the way down (a tuple is not a list)."""
+    """Equal, with the same container types all the way down (a tuple is not a list); a lazy
+    import of cfglint's is compared as ``to_dict()`` renders MMEngine's: its dotted path."""
+    from cfglint.types import LazyImport
+
+    if isinstance(mine, LazyImport):
+        mine = mine.path
     if type(mine) is not type(theirs):
         return False
     if isinstance(mine, dict):
@@ -60,13 +65,20 @@ def _stdlib_is_builtin() -> None:
     """MMEngine decides whether a config is a "lazy import" one by asking where each imported
     module lives; in a virtual environment it mistakes the standard library for third-party
     code. Answer from the module's name instead, as a normal installation would (and as
-    cfglint does), so that `import os` keeps a config on MMEngine's ordinary path."""
+    cfglint does), so that `import os` keeps a config on MMEngine's ordinary path, and a
+    lazy-import config runs its standard-library imports instead of making LazyObjects."""
     import mmengine.config.config as config_module
+    import mmengine.config.utils as utils_module
 
     standard = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
-    config_module._is_builtin_module = lambda name: not name.startswith(".") and (
-        name.startswith("mmengine.config") or name.split(".")[0] in standard
-    )
+
+    def is_builtin(name: str) -> bool:
+        return not name.startswith(".") and (
+            name.startswith("mmengine.config") or name.split(".")[0] in standard
+        )
+
+    config_module._is_builtin_module = is_builtin
+    utils_module._is_builtin_module = is_builtin
 
 
 def _load_one(path: str) -> tuple[str, tuple[str, object]]:

@@ -28,6 +28,7 @@ from cfglint.loader.values import (
     VDict,
     VList,
     copy_data,
+    lazy_import,
     thaw,
     to_py,
 )
@@ -106,6 +107,13 @@ def evaluate_call(evaluator: ExpressionEvaluator, node: ast.Call) -> Val:
 def dispatch_call(
     evaluator: ExpressionEvaluator, node: ast.Call, function: Val, arguments: Arguments
 ) -> Val:
+    lazy = lazy_import(function)
+    if lazy is not None:
+        # `LazyObject.__call__` raises: the config cannot call what it imports.
+        raise DefiniteError(
+            f"RuntimeError: `{lazy.path}` is a lazy import (MMEngine's LazyObject), which "
+            "cannot be called while the config is read"
+        )
     if not isinstance(function, Opaque):
         raise UnknowableError("calling something that is not a function")
     if function.kind == "builtin":
