@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _SCALARS = (type(None), bool, int, float, str, bytes, complex)
@@ -59,6 +60,81 @@ def same(mine: object, theirs: object) -> bool:
         assert isinstance(theirs, list | tuple)
         return len(mine) == len(theirs) and all(map(same, mine, theirs))
     return bool(mine == theirs) or (mine != mine and theirs != theirs)  # nan
+
+
+@dataclass
+class Agreement:
+    """cfglint's results against MMEngine's, key by key (the oracle tests print and assert it)."""
+
+    configs: int = 0
+    loaded: int = 0  # by MMEngine
+    keys: int = 0  # top-level keys of the configs MMEngine loads
+    resolved: int = 0  # of those, resolved by cfglint (no unknown inside)
+    not_resolved: list[str] = field(default_factory=list)  # configs MMEngine loads, cfglint not
+    disagreements: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # MMEngine's error -> cfglint's verdict
+
+    @property
+    def coverage(self) -> float:
+        return self.resolved / max(self.keys, 1)
+
+    @property
+    def agreement(self) -> float:
+        return (self.resolved - len(self.disagreements)) / max(self.resolved, 1)
+
+    def report(self) -> str:
+        lines = [
+            f"configs: {self.configs}; MMEngine loads {self.loaded}",
+            f"top-level keys: {self.keys}; cfglint resolved {self.resolved} "
+            f"(coverage {self.coverage:.4%})",
+            f"agreement: {self.agreement:.4%} ({len(self.disagreements)} disagreements)",
+            f"MMEngine could not load {len(self.refused)}:",
+        ]
+        lines.extend(f"  {path}: {verdict}" for path, verdict in sorted(self.refused.items()))
+        return "\n".join(lines)
+
+
+def compare(oracle: Mapping[str, tuple[str, object]], ours: Mapping[str, object]) -> Agreement:
+    """Every top-level key MMEngine returns, against cfglint's resolution of the same config
+    (``ours``: path -> LoadResult); a key cfglint has and MMEngine lacks is a disagreement."""
+    from cfglint.types import ResolvedConfig, UnknownValueError, to_python
+
+    result = Agreement(configs=len(oracle))
+    for path, (status, theirs) in sorted(oracle.items()):
+        mine = ours[path]
+        if status != "ok":
+            verdict = (
+                "cfglint resolves it"
+                if isinstance(mine, ResolvedConfig)
+                else f"cfglint {mine.problems[0].code}"  # type: ignore[attr-defined]
+            )
+            result.refused[path] = f"{theirs} [{verdict}]"
+            continue
+        result.loaded += 1
+        if not isinstance(mine, ResolvedConfig):
+            result.not_resolved.append(f"{path}: {mine.problems[0]}")  # type: ignore[attr-defined]
+            continue
+        assert isinstance(theirs, dict)
+        for key, value in theirs.items():
+            result.keys += 1
+            node = mine.root.entries.get(key)
+            if node is None:
+                continue
+            try:
+                resolved = to_python(node)
+            except UnknownValueError:
+                continue
+            result.resolved += 1
+            if not same(resolved, value):
+                result.disagreements.append(
+                    f"{path}: {key}: cfglint {resolved!r} != MMEngine {value!r}"
+                )
+        extra = set(mine.root.entries) - set(theirs)
+        if extra:
+            result.disagreements.append(
+                f"{path}: keys MMEngine does not have: {sorted(map(str, extra))}"
+            )
+    return result
 
 
 def _stdlib_is_builtin() -> None:
