@@ -29,3 +29,27 @@ def test_cfglint_agrees_with_mmengine_on_the_real_corpus() -> None:
     assert not agreement.not_resolved, "\n".join(agreement.not_resolved[:20])
     assert not agreement.disagreements, "\n".join(agreement.disagreements[:20])
     assert agreement.coverage >= 0.99
+
+
+def test_cfglint_agrees_with_mmengine_on_the_lazy_corpus_configs() -> None:
+    """The same oracle over the lazy-import configs of the packages' source trees
+    (`<package>/configs/`, see benchmarks/corpus.py)."""
+    corpus = ensure_corpus()
+    leaves = corpus.lazy_leaves
+    if not leaves:
+        pytest.fail(
+            "no lazy-import configs in the corpus: the wheels lack them; add them with "
+            "`python benchmarks/corpus.py --lazy-from CHECKOUT TAG` (see benchmarks/corpus.py)"
+        )
+    environment = subprocess_env(corpus, {"PATH": "/usr/bin:/bin"})
+    oracle = run_oracle(leaves, environment, stdlib_is_builtin=True)
+    with findable_packages(corpus):
+        loader = Loader(environ={})
+        ours = {str(path): loader.load(path) for path in leaves}
+
+    agreement = compare(oracle, ours)
+    print("\n" + agreement.report())
+    assert agreement.loaded, agreement.refused
+    assert not agreement.not_resolved, "\n".join(agreement.not_resolved[:20])
+    assert not agreement.disagreements, "\n".join(agreement.disagreements[:20])
+    assert agreement.coverage >= 0.99
