@@ -116,7 +116,9 @@ def add_lazy_configs(checkout: Path, tag: str) -> list[Path]:
             check=True,
             timeout=300,
         )
-        subprocess.run(["tar", "-x", "-C", str(site)], input=archive.stdout, check=True, timeout=300)
+        subprocess.run(
+            ["tar", "-x", "-C", str(site)], input=archive.stdout, check=True, timeout=300
+        )
         added.append(site / folder)
     return added
 
