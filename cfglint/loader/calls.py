@@ -370,15 +370,15 @@ def _merged(new: Val | None, old: Val | None) -> Val | None:
         old = thaw(old)
     if not isinstance(new, VDict):
         return old if new is None else new
-    for value in (new, old):
-        if isinstance(value, VDict | VList) and value.poison is not None:
-            raise UnknowableError(value.poison.reason, value.poison)
+    for side in (new, old):
+        if isinstance(side, VDict | VList) and side.poison is not None:
+            raise UnknowableError(side.poison.reason, side.poison)
     if isinstance(old, UnknownNode | Opaque):
         raise UnknowableError("merged into a value that is not known")
     delete = new.entries.get(DELETE_KEY)
     if not isinstance(old, VDict):
-        entries = {key: value for key, value in new.entries.items() if key != DELETE_KEY}
-        return VDict(entries, new.origin)
+        own = {key: item for key, item in new.entries.items() if key != DELETE_KEY}
+        return VDict(own, new.origin)
     kept = {} if delete is not None and to_py(delete) else old.entries
     keys = [*kept, *(key for key in new.entries if key not in kept)]
     entries: dict[object, Val] = {}
