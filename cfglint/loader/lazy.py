@@ -172,13 +172,38 @@ def _read_base_block(
     return body, []
 
 
+def read_base_modules(text: str) -> list[str]:
+    """The base modules a file's first top-level ``with read_base():`` imports, as written
+    (``.._base_.x``), without judging the file: for finding who inherits a file."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.With):
+            return [
+                "." * statement.level + statement.module
+                for statement in node.body
+                if isinstance(statement, ast.ImportFrom) and statement.module is not None
+            ]
+    return []
+
+
+def relative_module_path(module: str) -> str | None:
+    """A relative base module as a path from the config's folder (``.._base_.x``:
+    ``../_base_/x.py``); None for a package module."""
+    level = len(module) - len(module.lstrip("."))
+    if not level:
+        return None
+    return os.path.join(*[".."] * (level - 1), module[level:].replace(".", "/") + ".py")
+
+
 def base_module_file(module: str, config: Path, span: Span) -> Path:
     """The file MMEngine reads for a base module: relative to the config, or in a package
     (found from its metadata or the import path, never imported)."""
-    level = len(module) - len(module.lstrip("."))
-    if level:
-        relative = module[level:].replace(".", "/") + ".py"
-        candidate = os.path.join(os.path.dirname(config), *[".."] * (level - 1), relative)
+    relative = relative_module_path(module)
+    if relative is not None:
+        candidate = os.path.join(os.path.dirname(config), relative)
     else:
         package, *rest = module.split(".")
         if not rest:
