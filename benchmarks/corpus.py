@@ -24,6 +24,11 @@ WHEELS = ("mmdet==3.3.0", "mmsegmentation==1.2.2", "mmpretrain==1.2.0")
 # MMEngine finds `pkg::` bases through `pkg_resources`, which newer environments lack.
 ORACLE_TOOLS = ("setuptools<80",)
 PACKAGES = ("mmdet", "mmseg", "mmpretrain")  # import names: where `.mim/configs` lives
+# Lazy-import configs are not in the wheels: OpenMMLab keeps them in the packages' source trees
+# (`mmdet/configs/`, `mmpretrain/configs/`), found as package modules by `read_base()` imports.
+# `python benchmarks/corpus.py --lazy-from CHECKOUT TAG` copies them from a git checkout of the
+# package at the wheel's tag (mmpretrain: v1.2.0, mmdet: v3.3.0) into `site/<package>/configs`.
+LAZY_PACKAGES = ("mmdet", "mmpretrain")
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,7 @@ class CorpusInfo:
     tools: Path  # pkg_resources for MMEngine in subprocesses (may be empty when offline)
     config_roots: tuple[Path, ...]  # <site>/<package>/.mim/configs
     leaves: tuple[Path, ...]  # every leaf config, sorted
+    lazy_leaves: tuple[Path, ...] = ()  # every leaf of <site>/<package>/configs, sorted
 
     def package_of(self, config: Path) -> str:
         return config.relative_to(self.site).parts[0]
@@ -74,7 +80,47 @@ def ensure_corpus() -> CorpusInfo:
         for path in config_root.rglob("*.py")
         if "_base_" not in path.relative_to(config_root).parts
     )
-    return CorpusInfo(root, site, tools, config_roots, tuple(leaves))
+    return CorpusInfo(root, site, tools, config_roots, tuple(leaves), _lazy_leaves(site))
+
+
+def _lazy_leaves(site: Path) -> tuple[Path, ...]:
+    return tuple(
+        sorted(
+            path
+            for package in LAZY_PACKAGES
+            for path in (site / package / "configs").rglob("*.py")
+            if "_base_" not in path.relative_to(site).parts and path.name != "__init__.py"
+        )
+    )
+
+
+def add_lazy_configs(checkout: Path, tag: str) -> list[Path]:
+    """Copy ``<package>/configs`` of a git checkout at ``tag`` into the corpus (never into
+    ``.mim``): the lazy-import configs the wheels lack."""
+    site = cache_dir() / "site"
+    added = []
+    for package in LAZY_PACKAGES:
+        folder = f"{package}/configs"
+        listed = subprocess.run(
+            ["git", "-C", str(checkout), "ls-tree", "--name-only", tag, folder],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        if not listed.stdout.strip():
+            continue
+        archive = subprocess.run(
+            ["git", "-C", str(checkout), "archive", tag, folder],
+            capture_output=True,
+            check=True,
+            timeout=300,
+        )
+        subprocess.run(
+            ["tar", "-x", "-C", str(site)], input=archive.stdout, check=True, timeout=300
+        )
+        added.append(site / folder)
+    return added
 
 
 def _ensure_tools(tools: Path) -> Path:
@@ -115,5 +161,8 @@ def subprocess_env(info: CorpusInfo, base: Mapping[str, str] | None = None) -> d
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--lazy-from"] and len(sys.argv) == 4:
+        for folder in add_lazy_configs(Path(sys.argv[2]), sys.argv[3]):
+            print(f"added {folder}")
     corpus = ensure_corpus()
-    print(f"{corpus.site}: {len(corpus.leaves)} leaf configs")
+    print(f"{corpus.site}: {len(corpus.leaves)} leaf configs, {len(corpus.lazy_leaves)} lazy")

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _SCALARS = (type(None), bool, int, float, str, bytes, complex)
@@ -44,7 +45,12 @@ def plain(value: object) -> object:
 
 
 def same(mine: object, theirs: object) -> bool:
-    """Equal, with the same container types all the way down (a tuple is not a list)."""
+    """Equal, with the same container types all the way down (a tuple is not a list); a lazy
+    import of cfglint's is compared as ``to_dict()`` renders MMEngine's: its dotted path."""
+    from cfglint.types import LazyImport
+
+    if isinstance(mine, LazyImport):
+        mine = mine.path
     if type(mine) is not type(theirs):
         return False
     if isinstance(mine, dict):
@@ -56,17 +62,99 @@ def same(mine: object, theirs: object) -> bool:
     return bool(mine == theirs) or (mine != mine and theirs != theirs)  # nan
 
 
+@dataclass
+class Agreement:
+    """cfglint's results against MMEngine's, key by key (the oracle tests print and assert it)."""
+
+    configs: int = 0
+    loaded: int = 0  # by MMEngine
+    keys: int = 0  # top-level keys of the configs MMEngine loads
+    resolved: int = 0  # of those, resolved by cfglint (no unknown inside)
+    not_resolved: list[str] = field(default_factory=list)  # configs MMEngine loads, cfglint not
+    disagreements: list[str] = field(default_factory=list)
+    refused: dict[str, str] = field(default_factory=dict)  # MMEngine's error -> cfglint's verdict
+
+    @property
+    def coverage(self) -> float:
+        return self.resolved / max(self.keys, 1)
+
+    @property
+    def agreement(self) -> float:
+        return (self.resolved - len(self.disagreements)) / max(self.resolved, 1)
+
+    def report(self) -> str:
+        lines = [
+            f"configs: {self.configs}; MMEngine loads {self.loaded}",
+            f"top-level keys: {self.keys}; cfglint resolved {self.resolved} "
+            f"(coverage {self.coverage:.4%})",
+            f"agreement: {self.agreement:.4%} ({len(self.disagreements)} disagreements)",
+            f"MMEngine could not load {len(self.refused)}:",
+        ]
+        lines.extend(f"  {path}: {verdict}" for path, verdict in sorted(self.refused.items()))
+        return "\n".join(lines)
+
+
+def compare(oracle: Mapping[str, tuple[str, object]], ours: Mapping[str, object]) -> Agreement:
+    """Every top-level key MMEngine returns, against cfglint's resolution of the same config
+    (``ours``: path -> LoadResult); a key cfglint has and MMEngine lacks is a disagreement."""
+    from cfglint.types import ResolvedConfig, UnknownValueError, to_python
+
+    result = Agreement(configs=len(oracle))
+    for path, (status, theirs) in sorted(oracle.items()):
+        mine = ours[path]
+        if status != "ok":
+            verdict = (
+                "cfglint resolves it"
+                if isinstance(mine, ResolvedConfig)
+                else f"cfglint {mine.problems[0].code}"  # type: ignore[attr-defined]
+            )
+            result.refused[path] = f"{theirs} [{verdict}]"
+            continue
+        result.loaded += 1
+        if not isinstance(mine, ResolvedConfig):
+            result.not_resolved.append(f"{path}: {mine.problems[0]}")  # type: ignore[attr-defined]
+            continue
+        assert isinstance(theirs, dict)
+        for key, value in theirs.items():
+            result.keys += 1
+            node = mine.root.entries.get(key)
+            if node is None:
+                continue
+            try:
+                resolved = to_python(node)
+            except UnknownValueError:
+                continue
+            result.resolved += 1
+            if not same(resolved, value):
+                result.disagreements.append(
+                    f"{path}: {key}: cfglint {resolved!r} != MMEngine {value!r}"
+                )
+        extra = set(mine.root.entries) - set(theirs)
+        if extra:
+            result.disagreements.append(
+                f"{path}: keys MMEngine does not have: {sorted(map(str, extra))}"
+            )
+    return result
+
+
 def _stdlib_is_builtin() -> None:
     """MMEngine decides whether a config is a "lazy import" one by asking where each imported
     module lives; in a virtual environment it mistakes the standard library for third-party
     code. Answer from the module's name instead, as a normal installation would (and as
-    cfglint does), so that `import os` keeps a config on MMEngine's ordinary path."""
+    cfglint does), so that `import os` keeps a config on MMEngine's ordinary path, and a
+    lazy-import config runs its standard-library imports instead of making LazyObjects."""
     import mmengine.config.config as config_module
+    import mmengine.config.utils as utils_module
 
     standard = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
-    config_module._is_builtin_module = lambda name: not name.startswith(".") and (
-        name.startswith("mmengine.config") or name.split(".")[0] in standard
-    )
+
+    def is_builtin(name: str) -> bool:
+        return not name.startswith(".") and (
+            name.startswith("mmengine.config") or name.split(".")[0] in standard
+        )
+
+    config_module._is_builtin_module = is_builtin
+    utils_module._is_builtin_module = is_builtin
 
 
 def _load_one(path: str) -> tuple[str, tuple[str, object]]:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from cfglint.config_sniff import looks_like_config
-from cfglint.files import UnreadableFileError, is_dir, regular_file_status
+from cfglint.files import UnreadableFileError, is_dir, read_text_capped, regular_file_status
 from cfglint.settings import default_excluded, settings_for
 from cfglint.types import Discovered, LoadProblem, Span
 
@@ -57,6 +57,18 @@ def walk_files(
 LAUNCHER_SUFFIX = ".sh"
 
 
+def _empty_package_marker(path: Path) -> bool:
+    """An `__init__.py` with nothing but comments: a lazy-import project's config folders are
+    packages, and their markers are neither configs nor worth a warning."""
+    if path.name != "__init__.py":
+        return False
+    try:
+        text = read_text_capped(path, errors="replace")
+    except OSError:
+        return False
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+
+
 def _walk(
     folder: Path, problems: list[LoadProblem], skipped: list[Path]
 ) -> Iterator[tuple[Path, bool]]:
@@ -78,7 +90,7 @@ def _walk(
         elif not sniff or is_base_file(path) or looks_like_config(path):
             # A base is checked through the configs inheriting it, whatever it holds.
             yield path, False
-        elif path.suffix == ".py":
+        elif path.suffix == ".py" and not _empty_package_marker(path):
             skipped.append(path)
 
 

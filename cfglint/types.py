@@ -62,8 +62,29 @@ class Origin(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class LazyImport:
+    """A class, function or module a lazy-import config imports (MMEngine's ``LazyObject`` or
+    ``LazyAttr``): never imported, known by the dotted path ``Config.to_dict()`` renders it as.
+
+    ``path`` is that rendering (``from torch.optim import SGD``: ``torch.optim.SGD``; MMEngine
+    renders ``import torch.nn as nn`` as ``torch.nn.torch.nn``); ``prefix`` is what an attribute
+    of it is rendered under (``nn.ReLU``: ``torch.nn.ReLU``).
+    """
+
+    path: str
+    prefix: str
+
+    def attribute(self, name: str) -> LazyImport:
+        dotted = f"{self.prefix}.{name}"
+        return LazyImport(dotted, dotted)
+
+    def __repr__(self) -> str:
+        return self.path
+
+
+@dataclass(frozen=True, slots=True)
 class ScalarNode:
-    """None, bool, int, float, str, bytes or complex."""
+    """None, bool, int, float, str, bytes or complex; or a LazyImport."""
 
     value: object
     origin: Origin

@@ -22,6 +22,7 @@ from pathlib import Path
 from cfglint import files
 from cfglint.discover import is_base_file, walk_files
 from cfglint.loader import Loader
+from cfglint.loader.lazy import read_base_modules, relative_module_path
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import git_work_tree
 from cfglint.settings import Settings, settings_for
@@ -155,17 +156,23 @@ def _resolved(folder: str, reference: str) -> Path:
 
 
 def _references(path: Path) -> set[str]:
-    """The config paths a file mentions, as written, when it uses `_base_` at all."""
+    """The config paths a file mentions, as written, when it uses `_base_` at all, and the
+    base modules of a lazy-import config's `with read_base():` as paths."""
     try:
         # Never a FIFO or a device (a FIFO in the project would block the whole run), never
         # more than the loader reads: a file it refuses inherits nothing.
         data = files.read_bytes_capped(path)
     except OSError:
         return set()
-    if b"_base_" not in data:
-        return set()
-    text = data.decode("utf-8", errors="replace")
     references = set()
+    if b"read_base" in data and path.suffix == ".py":
+        for module in read_base_modules(data.decode("utf-8", errors="replace")):
+            relative = relative_module_path(module)
+            # A package's module (`mmdet.configs.x`) matches every file of its name.
+            references.add(relative or "pkg::" + module.replace(".", "/") + ".py")
+    if b"_base_" not in data:
+        return references
+    text = data.decode("utf-8", errors="replace")
     for match in _EXTENSION.finditer(text):
         start = match.start()
         before = text[max(0, start - _MAX_REFERENCE) : start][::-1]

@@ -6,17 +6,23 @@ without running the config: see docs/configs.md for what is evaluated and what i
 
 from __future__ import annotations
 
+import ast
 import gc
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TypeVar
 
 from cfglint.crash_log import internal_error
+from cfglint.loader.lazy import LazyModule, resolve_lazy
 from cfglint.loader.problems import LoadError, file_span
-from cfglint.loader.resolve import FileResolution, reserved_key_problem, resolve_file
+from cfglint.loader.resolve import FileResolution, parse_py, reserved_key_problem, resolve_file
+from cfglint.loader.source import SourceText, read_config_text
 from cfglint.types import LoadFailure, LoadProblem, LoadResult, ResolvedConfig, Span
 
 __all__ = ["Loader"]
+
+_T = TypeVar("_T")
 
 
 class _Failed:
@@ -49,6 +55,7 @@ class Loader:
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
         self._environ: Mapping[str, str] = {} if environ is None else environ
         self._memo: dict[Path, FileResolution | _Failed] = {}
+        self._lazy_memo: dict[Path, LazyModule | _Failed] = {}
         self._in_progress: list[Path] = []
 
     def load(self, path: Path) -> LoadResult:
@@ -85,11 +92,22 @@ class Loader:
         cached = self._memo.get(path)
         if cached is not None:
             return cached
+        outcome = self._attempt(
+            path,
+            lambda: resolve_file(
+                path, self._environ, self._resolve_base, self._parse_lazy, is_leaf
+            ),
+        )
+        # A leaf's lazy-config check differs from a base's: memoise bases only by their own role.
+        if not is_leaf or not isinstance(outcome, _Failed):
+            self._memo[path] = outcome
+        return outcome
+
+    def _attempt(self, path: Path, compute: Callable[[], _T]) -> _T | _Failed:
+        """``compute()`` for one file, or how it failed (its own failure or a base's)."""
         self._in_progress.append(path)
         try:
-            outcome: FileResolution | _Failed = resolve_file(
-                path, self._environ, self._resolve_base, is_leaf
-            )
+            outcome: _T | _Failed = compute()
         except LoadError as error:
             outcome = _Failed(error, (path,))
         except _BaseFailedError as error:
@@ -110,17 +128,37 @@ class Loader:
             outcome = _Failed(LoadError("CL902", line, file_span(path)), (path,), line)
         finally:
             self._in_progress.pop()
-        # A leaf's lazy-config check differs from a base's: memoise bases only by their own role.
-        if not is_leaf or not isinstance(outcome, _Failed):
-            self._memo[path] = outcome
         return outcome
 
     def _resolve_base(self, path: Path, span: Span) -> FileResolution:
+        self._check_cycle(path, span, "`_base_`")
+        outcome = self._resolve(path, is_leaf=False)
+        if isinstance(outcome, _Failed):
+            raise _BaseFailedError(outcome)
+        return outcome
+
+    def _check_cycle(self, path: Path, span: Span, what: str) -> None:
         if path in self._in_progress:
             start = self._in_progress.index(path)
             cycle = " -> ".join(p.name for p in [*self._in_progress[start:], path])
-            raise LoadError("CL904", f"cyclic `_base_`: {cycle}", span)
-        outcome = self._resolve(path, is_leaf=False)
+            raise LoadError("CL904", f"cyclic {what}: {cycle}", span)
+
+    def _parse_lazy(self, source: SourceText, tree: ast.Module) -> LazyModule:
+        return resolve_lazy(source, tree, self._resolve_lazy_base)
+
+    def _resolve_lazy_base(self, path: Path, span: Span) -> LazyModule:
+        """A base module of a lazy-import config, parsed in lazy-import mode whatever it holds
+        (as MMEngine does), memoised apart from the same file read as a `_base_`."""
+        self._check_cycle(path, span, "`read_base()` imports")
+        outcome = self._lazy_memo.get(path)
+        if outcome is None:
+
+            def parse() -> LazyModule:
+                text = read_config_text(path)
+                return self._parse_lazy(SourceText(path, text), parse_py(path, text))
+
+            outcome = self._attempt(path, parse)
+            self._lazy_memo[path] = outcome
         if isinstance(outcome, _Failed):
             raise _BaseFailedError(outcome)
         return outcome

@@ -19,6 +19,7 @@ from cfglint.loader.builtins_table import (
 )
 from cfglint.loader.effects import forget_call
 from cfglint.loader.limits import check_call, check_length
+from cfglint.loader.merge import DELETE_KEY
 from cfglint.loader.values import (
     BaseVar,
     DefiniteError,
@@ -28,11 +29,12 @@ from cfglint.loader.values import (
     VDict,
     VList,
     copy_data,
+    lazy_import,
     thaw,
     to_py,
 )
 from cfglint.reprs import display_repr
-from cfglint.types import DictNode, ScalarNode, SequenceNode
+from cfglint.types import DictNode, ScalarNode, SequenceNode, UnknownNode
 
 if TYPE_CHECKING:
     from cfglint.loader.expressions import ExpressionEvaluator
@@ -106,6 +108,13 @@ def evaluate_call(evaluator: ExpressionEvaluator, node: ast.Call) -> Val:
 def dispatch_call(
     evaluator: ExpressionEvaluator, node: ast.Call, function: Val, arguments: Arguments
 ) -> Val:
+    lazy = lazy_import(function)
+    if lazy is not None:
+        # `LazyObject.__call__` raises: the config cannot call what it imports.
+        raise DefiniteError(
+            f"RuntimeError: `{lazy.path}` is a lazy import (MMEngine's LazyObject), which "
+            "cannot be called while the config is read"
+        )
     if not isinstance(function, Opaque):
         raise UnknowableError("calling something that is not a function")
     if function.kind == "builtin":
@@ -309,6 +318,16 @@ def _dict_method(
         return ScalarNode(None, origin)
     if name == "to_dict":
         return copy_data(owner, "to_dict")
+    if name == "merge":
+        if len(args) != 1 or arguments.keywords:
+            raise DefiniteError("TypeError: ConfigDict.merge() takes one dict")
+        merged = _merged(copy_data(args[0], "deepcopy"), copy_data(owner, "deepcopy"))
+        if not isinstance(merged, VDict):
+            raise UnknowableError("ConfigDict.merge() of something that is not a known dict")
+        owner.entries.clear()
+        for key, value in merged.entries.items():
+            owner.entries[key] = copy_data(value, "config_dict")
+        return ScalarNode(None, origin)
     raise UnknowableError(f"dict method `{name}` is not evaluated")
 
 
@@ -340,6 +359,39 @@ def _update(owner: VDict, other: dict[object, Val]) -> None:
             _update(current, dict(value.entries))
         else:
             owner.entries[key] = copy_data(value, "config_dict")
+
+
+def _merged(new: Val | None, old: Val | None) -> Val | None:
+    """``ConfigDict.merge``'s ``_merge_a_into_b`` on copies (None: the key is absent): dicts
+    merge key by key, the old keys first; ``_delete_`` in a new dict drops the old keys."""
+    if isinstance(new, DictNode):
+        new = thaw(new)
+    if isinstance(old, DictNode):
+        old = thaw(old)
+    if not isinstance(new, VDict):
+        return old if new is None else new
+    for side in (new, old):
+        if isinstance(side, VDict | VList) and side.poison is not None:
+            raise UnknowableError(side.poison.reason, side.poison)
+    if isinstance(old, UnknownNode | Opaque):
+        raise UnknowableError("merged into a value that is not known")
+    delete = new.entries.get(DELETE_KEY)
+    if not isinstance(old, VDict):
+        own = {key: item for key, item in new.entries.items() if key != DELETE_KEY}
+        return VDict(own, new.origin)
+    kept = {} if delete is not None and to_py(delete) else old.entries
+    keys = [*kept, *(key for key in new.entries if key not in kept)]
+    entries: dict[object, Val] = {}
+    for key in keys:
+        if key == DELETE_KEY:
+            continue
+        value = _merged(
+            new.child(key) if key in new.entries else None,
+            old.child(key) if key in kept else None,
+        )
+        assert value is not None  # the key is in one of them
+        entries[key] = value
+    return VDict(entries, new.origin)
 
 
 def _list_method(

@@ -49,11 +49,19 @@ from cfglint.loader.values import (
     VDict,
     VList,
     from_py,
+    lazy_import,
     thaw,
     to_py,
 )
 from cfglint.reprs import display_repr
-from cfglint.types import DictNode, Origin, ScalarNode, SequenceNode, Span, UnknownNode
+from cfglint.types import (
+    DictNode,
+    Origin,
+    ScalarNode,
+    SequenceNode,
+    Span,
+    UnknownNode,
+)
 
 BINARY_OPERATORS: dict[type[ast.operator], Callable[..., object]] = {
     ast.Add: operator.add,
@@ -327,6 +335,10 @@ class ExpressionEvaluator:
     def attribute(self, owner: Val, name: str, node: ast.expr) -> Val:
         if isinstance(owner, DictNode | SequenceNode):
             owner = thaw(owner)
+        lazy = lazy_import(owner)
+        if lazy is not None:  # MMEngine's LazyAttr: never imported either
+            attribute = lazy.attribute(name)
+            return Opaque("lazy", attribute.path, self.origin(node), py=attribute)
         if isinstance(owner, Opaque) and owner.kind in ("module", "import"):
             qualified = f"{owner.name}.{name}"
             if qualified in MODULE_CONSTANTS:

@@ -9,7 +9,7 @@ from typing import Literal
 _STDLIB = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
 
 
-def _is_builtin_module(module: str) -> bool:
+def is_builtin_module(module: str) -> bool:
     # cfglint decides from the name alone (MMEngine asks the import system where it lives).
     if module.startswith("."):
         return False
@@ -47,10 +47,10 @@ def config_style(tree: ast.Module, text: str) -> Literal["plain", "lazy", "bad-w
                 and node.names[0].name == "Config"
             ):
                 continue
-            if node.module is not None and not _is_builtin_module(node.module):
+            if node.module is not None and not is_builtin_module(node.module):
                 return "lazy"
         if isinstance(node, ast.Import) and any(
-            not _is_builtin_module(alias.name) for alias in node.names
+            not is_builtin_module(alias.name) for alias in node.names
         ):
             return "lazy"
     return "plain"

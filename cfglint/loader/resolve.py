@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cfglint.loader.bases import resolve_base
 from cfglint.loader.datafile import DataFile, load_data_file, substitute_base_vars
+from cfglint.loader.lazy import LazyModule
 from cfglint.loader.merge import apply_scope, merge_into
 from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.pyfile import base_assignment, config_style
@@ -21,7 +22,7 @@ from cfglint.loader.rebase import RebasedEntries
 from cfglint.loader.source import SourceText, read_config_text
 from cfglint.loader.statements import StatementRunner
 from cfglint.loader.stdlib_kinds import import_kind
-from cfglint.loader.textsub import NO_PLACEHOLDERS, FilePlaceholders, read_placeholders
+from cfglint.loader.textsub import FilePlaceholders, read_placeholders
 from cfglint.loader.values import (
     Opaque,
     SubstituteBaseVar,
@@ -64,6 +65,7 @@ class FileResolution:
 
 
 ResolveBase = Callable[[Path, Span], FileResolution]
+ParseLazy = Callable[[SourceText, ast.Module], LazyModule]
 
 
 def file_origin(path: Path) -> Origin:
@@ -71,19 +73,27 @@ def file_origin(path: Path) -> Origin:
 
 
 def resolve_file(
-    path: Path, environ: Mapping[str, str], resolve_base_file: ResolveBase, is_leaf: bool
+    path: Path,
+    environ: Mapping[str, str],
+    resolve_base_file: ResolveBase,
+    parse_lazy: ParseLazy,
+    is_leaf: bool,
 ) -> FileResolution:
     text = read_config_text(path)
-    tree, lazy = _py_tree(path, text, is_leaf) if path.suffix == ".py" else (None, False)
-    # MMEngine substitutes the text before it parses a data file or runs a `.py` one (its lazy
-    # path substitutes nothing), and fails on a placeholder it cannot fill in.
-    placeholders = NO_PLACEHOLDERS if lazy else read_placeholders(path, text, environ)
+    tree = _py_tree(path, text, is_leaf) if path.suffix == ".py" else None
+    if tree is not None and config_style(tree, text) == "lazy":
+        # MMEngine's lazy-import path: its own inheritance, no placeholders (lazy.py).
+        module = parse_lazy(SourceText(path, text), tree)
+        return FileResolution(module.config_root(path), module.files)
+    # MMEngine substitutes the text before it parses a data file or runs a `.py` one, and
+    # fails on a placeholder it cannot fill in.
+    placeholders = read_placeholders(path, text, environ)
     source: SourceText | None = None
     data: DataFile | None = None
     if tree is not None:
         # Built once per file, for reading `_base_` and for running the file.
         source = SourceText(path, text)
-        entries = [] if lazy else _base_entries_py(source, tree, placeholders)
+        entries = _base_entries_py(source, tree, placeholders)
     else:
         data = load_data_file(path, text, placeholders, is_leaf)
         entries = _base_entries_data(path, data.root)
@@ -120,7 +130,7 @@ def resolve_file(
     base_view: Mapping[object, ConfigNode] = RebasedEntries(base_entries, (path,))
     if tree is not None:
         assert source is not None
-        own, base_view = _evaluate_py(source, tree, base_view, placeholders, lazy)
+        own, base_view = _evaluate_py(source, tree, base_view, placeholders)
     else:
         assert data is not None
         own = dict(data.root.entries)
@@ -137,34 +147,24 @@ def _dunder(key: object) -> bool:
     return isinstance(key, str) and key.startswith("__")
 
 
-def _py_tree(path: Path, text: str, is_leaf: bool) -> tuple[ast.Module, bool]:
-    """A ``.py`` config's syntax tree and whether it is a lazy-import one, unless MMEngine
-    refuses it or cfglint cannot read it yet (a ``read_base()`` lazy-import config: CL907); a
-    lazy file without ``read_base()`` (a script-like file) is resolved as MMEngine's lazy path
-    does."""
-    tree = _parse(path, text)
+def _py_tree(path: Path, text: str, is_leaf: bool) -> ast.Module:
+    """A ``.py`` config's syntax tree, unless MMEngine refuses it: a ``with`` that is not
+    ``read_base()``, or a lazy-import config used as the ``_base_`` of a plain one."""
+    tree = parse_py(path, text)
     style = config_style(tree, text)
     if style == "bad-with":
         raise fail("CL905", "only `with read_base():` may be used in a config (MMEngine)", path)
-    lazy = style == "lazy"
-    if lazy and (not is_leaf or any(isinstance(node, ast.With) for node in ast.walk(tree))):
-        if not is_leaf:
-            raise fail(
-                "CL905",
-                "a lazy-import config (`read_base()` or non-stdlib imports) cannot be the "
-                "`_base_` of a plain config (MMEngine refuses the mix)",
-                path,
-            )
-        # Not an error in the config: a format cfglint cannot read yet (CL907, a warning).
+    if style == "lazy" and not is_leaf:
         raise fail(
-            "CL907",
-            "lazy-import config (`with read_base():`): not supported yet, skipped",
+            "CL905",
+            "a lazy-import config (`read_base()` or non-stdlib imports) cannot be the "
+            "`_base_` of a plain config (MMEngine refuses the mix)",
             path,
         )
-    return tree, lazy
+    return tree
 
 
-def _parse(path: Path, text: str) -> ast.Module:
+def parse_py(path: Path, text: str) -> ast.Module:
     try:
         return ast.parse(text, filename=str(path))
     except SyntaxError as error:
@@ -219,13 +219,8 @@ def _evaluate_py(
     tree: ast.Module,
     base_view: Mapping[object, ConfigNode],
     placeholders: FilePlaceholders,
-    lazy: bool,
 ) -> tuple[dict[object, ConfigNode], Mapping[object, ConfigNode]]:
-    """The file's own keys, and its bases after the code ran (it may change ``_base_``).
-
-    A lazy-import config without ``read_base()`` (a script-like file) keeps its functions, as
-    MMEngine's lazy path does; imported names are dropped in both modes.
-    """
+    """The file's own keys, and its bases after the code ran (it may change ``_base_``)."""
     path, text = source.path, source.text
     # Only a file that names `_base_` can read or change its bases: the others never thaw them.
     uses_base = "_base_." in text or "_base_[" in text or _BASE_USE.search(text) is not None
@@ -236,7 +231,7 @@ def _evaluate_py(
     substitute = _base_var_substitution(base, source)
     own: dict[object, ConfigNode] = {}
     for name, value in runner.namespace.items():
-        if name == "_base_" or name.startswith("__") or _dropped(value, lazy):
+        if name == "_base_" or name.startswith("__") or _dropped(value):
             continue
         own[name] = freeze(value, substitute)
     if base.poison is not None:  # code cfglint did not follow could change any base key
@@ -253,14 +248,14 @@ def _evaluate_py(
     return own, after.entries
 
 
-def _dropped(value: Val, lazy: bool) -> bool:
-    """MMEngine drops modules and Python functions from a config's names (lazy: all imports)."""
+def _dropped(value: Val) -> bool:
+    """MMEngine drops modules and Python functions from a config's names."""
     if not isinstance(value, Opaque):
         return False
-    if value.kind == "module" or (value.kind == "function" and not lazy):
+    if value.kind in ("module", "function"):
         return True
     if value.kind == "import":
-        return lazy or import_kind(value.name) in ("module", "function")
+        return import_kind(value.name) in ("module", "function")
     return False
 
 

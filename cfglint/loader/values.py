@@ -18,6 +18,7 @@ from cfglint.loader.problems import LoadError
 from cfglint.types import (
     ConfigNode,
     DictNode,
+    LazyImport,
     Origin,
     ScalarNode,
     SequenceNode,
@@ -86,7 +87,9 @@ class Opaque:
     ``copy.deepcopy``, ``len``); ``py`` holds a plain Python object when one is known.
     """
 
-    kind: str  # "module", "import", "builtin", "function", "class", "method", "object"
+    # "module", "import", "builtin", "function", "class", "method", "object"; "lazy": a lazy
+    # import (MMEngine's LazyObject), its LazyImport in ``py``
+    kind: str
     name: str
     origin: Origin
     py: object = None  # a plain object; for a function or class of the file, its ast node
@@ -94,6 +97,15 @@ class Opaque:
 
 
 Val = ScalarNode | UnknownNode | DictNode | SequenceNode | VDict | VList | Opaque | BaseVar
+
+
+def lazy_import(value: Val) -> LazyImport | None:
+    """The lazy import (MMEngine's LazyObject or LazyAttr) a value is, if it is one."""
+    if isinstance(value, Opaque | ScalarNode):
+        found = value.py if isinstance(value, Opaque) else value.value
+        if isinstance(found, LazyImport):
+            return found
+    return None
 
 
 def thaw(node: DictNode | SequenceNode) -> VDict | VList:
@@ -170,6 +182,8 @@ class _Freezer:
             )
             return SequenceNode(items, value.is_tuple, value.origin)
         if isinstance(value, Opaque):
+            if isinstance(value.py, LazyImport):
+                return ScalarNode(value.py, value.origin)
             return UnknownNode(value.name, f"not config data ({value.kind})", value.origin)
         if isinstance(value, BaseVar):
             return self.substitute(value)
@@ -263,6 +277,8 @@ class DefiniteError(UnknowableError):
 def to_py(value: Val) -> object:
     """The plain Python value, for pure computations. Raises UnknowableError on unknowns."""
     if isinstance(value, ScalarNode):
+        if type(value.value) is LazyImport:
+            raise UnknowableError(f"`{value.value.path}`: a lazy import (MMEngine's LazyObject)")
         return value.value
     if isinstance(value, VDict):
         if value.poison is not None:

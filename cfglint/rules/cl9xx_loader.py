@@ -46,8 +46,8 @@ RULES = (
         "`.yml`, `.json`), uses `from x import *` (the names it binds cannot be listed "
         "without importing), or is a YAML/JSON `_base_` that is empty or not a mapping; or "
         "a folder given or found cannot be listed (its configs are not checked). The run "
-        "goes on with the other files. A lazy config or a data file checked by itself is "
-        "CL907 instead; a file cfglint itself fails on is an internal error, not a finding.",
+        "goes on with the other files. A data file checked by itself is CL907 instead; a "
+        "file cfglint itself fails on is an internal error, not a finding.",
         _RESOLVE_WHY,
         (Example("cpu", "# 中文注释\nmodel = dict(type='ToyClassifier')\n"),),
         (),
@@ -57,7 +57,10 @@ RULES = (
         "missing-base",
         "`_base_` file not found",
         "A `_base_` entry names a file that does not exist, or a `pkg::path` base of a "
-        "package that is not installed.",
+        "package that is not installed; in a lazy-import config, a `with read_base():` import "
+        "of a base module whose file does not exist (`from .._base_.x import *`: "
+        "`../_base_/x.py`; `from mmdet.configs.x import *`: `configs/x.py` in the installed "
+        "`mmdet`).",
         _RESOLVE_WHY,
         (Example("cpu", "_base_ = []\nmodel = dict(type='ToyClassifier')\n"),),
         (Example("cpu", "_base_ = ['./does_not_exist.py']\n"),),
@@ -79,7 +82,11 @@ RULES = (
         "a non-dict without `_delete_=True`, a `{{$ENV:NAME}}` placeholder without a default "
         "for an unset variable, a `{{_base_.x}}` reference to a key the bases do not have, a "
         "`with` statement other than `with read_base():`, or a lazy-import config used as the "
-        "`_base_` of a plain one.",
+        "`_base_` of a plain one; in a lazy-import config, `_base_ = ...` before "
+        "`with read_base():`, a statement other than `from M import ...` inside it, a name the "
+        "base module does not define, `from x import *` of a module that is not a base, two "
+        "modules on one `import` line, or a call of an imported class (MMEngine's LazyObject "
+        "cannot be called while the config is read).",
         _RESOLVE_WHY,
         (),
         (Example("cpu", "x = {{_base_.nothing}}\n"),),
@@ -122,27 +129,27 @@ RULES = (
     _loader_rule(
         "CL907",
         "unsupported-config",
-        "config format not supported yet: skipped",
-        "A **warning**, not an error: the exit code does not change. The file is a config "
-        "format cfglint does not resolve yet, a new-style lazy-import config (`with "
-        "read_base():`, as under `mmdet/configs/`), or a `.yaml`/`.yml`/`.json` file whose top "
-        "level is not a mapping (a data file such as a list of class names, not a config). "
-        "cfglint skips it and says so.",
-        "It does not break training by itself: MMEngine loads lazy-import configs, and a data "
-        "file is not a config. cfglint cannot check its values yet, so it reports the file as "
-        "skipped instead of passing it silently or failing a commit over it.",
-        (Example("cpu", "model = dict(type='ToyClassifier')\n"),),
+        "not a config: skipped",
+        "A **warning**, not an error: the exit code does not change. A `.yaml`/`.yml`/`.json` "
+        "file checked by itself is empty, or its top level is not a mapping (a data file such "
+        "as a list of class names, not a config): there are no keys to check. cfglint skips "
+        "it and says so. Lazy-import configs (`with read_base():`, as under `mmdet/configs/`) "
+        "are resolved and checked like any other config; code in them that MMEngine would run "
+        "and cfglint does not (a class defined in the config, a call of its own function) "
+        "leaves the values it reaches unknown, each saying what was not evaluated (CL906 when "
+        "a rule needs one).",
+        "It does not break training by itself: a data file is not a config. It is reported as "
+        "skipped instead of passing silently or failing a commit over it.",
         (
+            Example("cpu", "model = dict(type='ToyClassifier')\n"),
             Example(
                 "cpu",
-                "from mmengine.config import read_base\n\n"
-                "with read_base():\n    from .base_model import *\n",
+                "from mmengine.model import BaseModel\n\n"
+                "model = dict(type=BaseModel)\n",
             ),
         ),
-        fix_doc=(
-            "Nothing to fix. Lazy-import configs will be resolved in a later version; exclude "
-            "data files with `exclude` under `[tool.cfglint]` to silence the warning."
-        ),
+        (),
+        fix_doc="Nothing to fix; exclude data files with `exclude` under `[tool.cfglint]`.",
     ),
 )
 

@@ -88,3 +88,31 @@ def test_an_include_setting_is_taken_as_written(tmp_path: Path) -> None:
     result = run_cli("check", "--target", "cpu", "--output-format", "json", "configs", cwd=tmp_path)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert json.loads(result.stdout) == [] and "skipped" not in result.stderr
+
+
+def test_lazy_import_configs_are_found(tmp_path: Path) -> None:
+    """A lazy-import config that only changes what its bases set (no assignment of a config
+    key) is a config too; the package's empty `__init__.py` files are not."""
+    write_tree(
+        tmp_path,
+        {
+            ".git/HEAD": "",
+            "configs/__init__.py": "# Copyright (c) OpenMMLab. All rights reserved.\n",
+            "configs/_base_/__init__.py": "",
+            "configs/_base_/runtime.py": (
+                "from mmdet.models import RetinaNet\n\n"
+                "model = dict(type=RetinaNet)\n"
+                "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"
+                "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)\n"
+            ),
+            "configs/retinanet/retinanet_nccl.py": (
+                "from mmengine.config import read_base\n\n"
+                "with read_base():\n    from .._base_.runtime import *\n\n"
+                "env_cfg.dist_cfg.backend = 'nccl'\n"
+            ),
+        },
+    )
+    result = run_cli("check", "--target", "cpu", "--output-format", "json", "configs", cwd=tmp_path)
+    assert result.exit_code == 1, result.stderr
+    assert _reported(result.stdout) == [str(tmp_path / "configs/retinanet/retinanet_nccl.py")]
+    assert "warning" not in result.stderr

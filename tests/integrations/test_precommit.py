@@ -231,24 +231,19 @@ def test_a_commit_changing_a_leaf_flags_the_leaves_built_on_it(
     assert f"  = applies to 2 configs: {DDP_LEAF}, {child}\n" in commit.output
 
 
-def test_a_lazy_config_is_skipped_with_a_warning_and_does_not_block_the_commit(
+def test_a_lazy_config_is_checked_and_its_error_blocks_the_commit(
     clean_project: Path, env: dict[str, str]
 ) -> None:
-    lazy = "configs/retinanet/retinanet_r50_fpn_1x_coco.py"
-    (clean_project / lazy).parent.mkdir()
+    lazy = "configs/dinov3/retinanet_lazy.py"  # a t20-gcu folder
     (clean_project / lazy).write_text(
         "from mmengine.config import read_base\n\nwith read_base():\n"
-        "    from .._base_.default_runtime import *\n",
+        "    from .._base_.default_runtime import *\n\n"
+        "model = dict(type='M')\nenv_cfg.dist_cfg.backend = 'nccl'\n",
         encoding="utf-8",
     )
-    shown = _run(_pre_commit("run", "cfglint", "--files", lazy, "--verbose"), clean_project, env)
-    assert shown.exit_code == 0, shown.output
-    assert "Passed" in shown.output
-    assert f"{lazy}:1:1: CL907 lazy-import config (`with read_base():`): not supported yet, " in (
-        shown.output
-    )
     commit = _commit(clean_project, env, lazy)
-    assert commit.exit_code == 0, commit.output
+    assert commit.exit_code == 1, commit.output
+    assert f"{lazy}:7:28: CL101 [*] `env_cfg.dist_cfg.backend` is 'nccl'" in commit.output
 
 
 def test_the_hooks_honour_exclude_for_the_files_pre_commit_names(

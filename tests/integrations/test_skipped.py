@@ -1,5 +1,6 @@
-"""What a hook must never fail a commit on: config formats cfglint cannot read yet (CL907, a
-warning in every format), and files the settings exclude (`--force-exclude`)."""
+"""What a hook must never fail a commit on: files that are not configs (CL907, a warning in
+every format), and files the settings exclude (`--force-exclude`); a lazy-import config beside
+them is checked like any other."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ LAZY = (
     "from mmengine.config import read_base\n\n"
     "with read_base():\n    from .._base_.runtime import *\n\n"
     "model = dict(type='RetinaNet')\n"
+    "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)\n"
 )
 RUNTIME = "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"
 CLEAN = (
@@ -44,17 +46,19 @@ def project(tmp_path: Path) -> Path:
     )
 
 
-def test_lazy_configs_and_data_files_are_skipped_with_a_warning(project: Path) -> None:
+def test_data_files_are_skipped_with_a_warning_and_lazy_configs_checked(project: Path) -> None:
     # Named one by one, as pre-commit does, and found by walking the folder.
     for args in (("configs/retinanet/retina.py", "configs/coco/classes.json"), ("configs",)):
         result = run_cli("check", *args, cwd=project)
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.stdout == (
             "configs/coco/classes.json:1:1: CL907 not a config (the top level is a list): skipped\n"
-            "configs/retinanet/retina.py:1:1: CL907 lazy-import config (`with read_base():`): "
-            "not supported yet, skipped\n"
-            "Found 2 warnings.\n"
+            "Found 1 warning.\n"
         )
+    (project / "configs/_base_/runtime.py").write_text(RUNTIME.replace("gloo", "nccl"))
+    result = run_cli("check", "configs/retinanet/retina.py", cwd=project)
+    assert result.exit_code == 1, result.stdout + result.stderr
+    assert result.stdout.startswith("configs/_base_/runtime.py:1:38: CL101 [*] ")
 
 
 def test_the_warning_in_every_machine_format(
@@ -62,10 +66,10 @@ def test_the_warning_in_every_machine_format(
     validate_sarif: Callable[[object], None],
     validate_rdjson: Callable[[object], None],
 ) -> None:
-    lazy = "configs/retinanet/retina.py"
+    data = "configs/coco/classes.json"
 
     def run(fmt: str) -> str:
-        result = run_cli("check", lazy, "--output-format", fmt, cwd=project)
+        result = run_cli("check", data, "--output-format", fmt, cwd=project)
         assert result.exit_code == 0, result.stdout + result.stderr
         return result.stdout
 
@@ -81,8 +85,8 @@ def test_the_warning_in_every_machine_format(
     [diagnostic] = document["diagnostics"]
     assert (diagnostic["code"]["value"], diagnostic["severity"]) == ("CL907", "WARNING")
     assert run("github") == (
-        f"::warning file={lazy},line=1,col=1,endLine=1,endColumn=1,title=cfglint (CL907)::"
-        "lazy-import config (`with read_base():`): not supported yet, skipped\n"
+        f"::warning file={data},line=1,col=1,endLine=1,endColumn=1,title=cfglint (CL907)::"
+        "not a config (the top level is a list): skipped\n"
     )
 
 
@@ -92,7 +96,7 @@ def test_warnings_do_not_hide_errors(project: Path) -> None:
     )
     result = run_cli("check", "configs", cwd=project)
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert "Found 1 error and 2 warnings." in result.stdout
+    assert "Found 1 error and 1 warning." in result.stdout
 
 
 def test_as_a_base_the_same_files_still_break_the_config(project: Path) -> None:
@@ -121,6 +125,4 @@ def test_force_exclude_applies_exclude_to_named_files(tmp_path: Path) -> None:
     for path in ("configs/legacy/old.py", "configs/legacy"):
         forced = run_cli("check", "--force-exclude", path, cwd=root)
         assert (forced.exit_code, forced.stdout) == (0, ""), forced.stderr
-        assert forced.stderr == (
-            "cfglint: warning: no config files found under the given paths\n"
-        )
+        assert forced.stderr == ("cfglint: warning: no config files found under the given paths\n")

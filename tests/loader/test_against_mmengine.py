@@ -275,6 +275,45 @@ CASES: dict[str, Case] = {
         "# {{$UNSET_FOR_TEST:}}\n",
         known=("x", "y"),
     ),
+    # Lazy-import configs (the common forms: test_lazy_oracle.py): code MMEngine runs and
+    # cfglint does not, and what MMEngine refuses.
+    "a lazy config's class, function and call are kept unknown": Case(
+        "from mmengine.config import read_base\nwith read_base():\n    from .base import *\n"
+        "from mmdet.models import ResNet\nclass MyHook:\n    priority = 'LOW'\n"
+        "custom_hooks = [dict(type=MyHook)]\nmodel = dict(type=ResNet, depth=50)\n"
+        "def scale(x):\n    return x * 2\nlr = scale(0.01)\n",
+        unknown=("MyHook", "custom_hooks", "scale", "lr"),
+        known=("model", "name", "pipeline"),
+    ),
+    "a lazy config's `_base_` after `read_base()` is a key": Case(
+        "from mmengine.config import read_base\nwith read_base():\n    from .base import lr\n"
+        "_base_ = './base.py'\nx = lr\n",
+        known=("_base_", "x"),
+    ),
+    "a lazy config's `_base_` before `read_base()`": Case(
+        "import numpy as np\nfrom mmengine.config import read_base\n_base_ = './base.py'\n"
+        "with read_base():\n    from .base import *\n",
+        refused="CL905",
+    ),
+    "a name a lazy base does not define": Case(
+        "from mmengine.config import read_base\nwith read_base():\n    from .base import nothing\n",
+        refused="CL905",
+    ),
+    "a lazy base module that does not exist": Case(
+        "from mmengine.config import read_base\nwith read_base():\n    from .nothing import *\n",
+        refused="CL903",
+    ),
+    "a lazy import called": Case(
+        "from torch.optim import SGD\noptimizer = SGD(lr=0.1)\n", refused="CL905"
+    ),
+    "a star import of a package in a lazy config": Case(
+        "from mmengine.config import read_base\nwith read_base():\n    from .base import *\n"
+        "from torch.nn import *\n",
+        refused="CL905",
+    ),
+    "two modules on one import line in a lazy config": Case(
+        "import torch, numpy\nx = 1\n", refused="CL905"
+    ),
     # YAML: PyYAML's full loader, YAML 1.1.
     "yaml scalars, tags and placeholders": Case(
         "_base_: ./base.py\na: off\nb: no\nc: 1e3\nd: 017\ne: 0o17\nf: !!python/tuple [1, 2]\n"

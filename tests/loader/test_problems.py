@@ -54,7 +54,10 @@ def test_cl902_unreadable_files(tree: WriteTree) -> None:
     assert (latin.code, latin.message) == ("CL902", "not UTF-8 text (byte 0xe9)")
     assert "unsupported config type `.toml`" in problem(root / "config.toml").message
     assert "is a directory" in problem(root / "folder.py").message
-    assert "read_base" in problem(root / "lazy.py").message
+    # A lazy-import config is read; the base module it imports is missing.
+    lazy = problem(root / "lazy.py")
+    assert (lazy.code, lazy.span.line, lazy.span.column) == ("CL903", 3, 5)
+    assert lazy.message == f"base config `.x` not found: {root / 'x.py'}"
     big = root / "big.py"
     with big.open("wb") as stream:
         stream.truncate(11 * 1024 * 1024)

@@ -1,0 +1,83 @@
+"""`check` and `fix` on lazy-import configs (`with read_base():`), through the CLI.
+
+A lazy config's bases are the modules its `read_base()` block imports: a value set there is
+reported at the base's line, fixed there when every config of the project reading it has the
+same target, and MMEngine loads the fixed config.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from helpers import mmengine_values, run_cli
+from project_tree import changed_files, snapshot, write_tree
+
+RUNTIME = (
+    "from mmengine.hooks import LoggerHook\n"
+    "\n"
+    "default_hooks = dict(logger=dict(type=LoggerHook, interval=50))\n"
+    "env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict(backend='nccl'))\n"
+    "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=None)\n"
+)
+LEAF = (
+    "from mmengine.config import read_base\n"
+    "\n"
+    "with read_base():\n"
+    "    from .._base_.runtime import *\n"
+    "\n"
+    "from mmdet.models import RetinaNet\n"
+    "\n"
+    "model = dict(type=RetinaNet, num_classes=80)\n"
+)
+TWO_TARGETS = (
+    '[tool.cfglint]\ndefault-target = "cuda"\n\n[tool.cfglint.targets]\n"configs/gcu/**" = '
+    '"t20-gcu"\n'
+)
+FLAGGED = (
+    "configs/_base_/runtime.py:4:61: CL101 {fixable}`env_cfg.dist_cfg.backend` is 'nccl', "
+    "which does not work on target t20-gcu: use 'gloo' or 'eccl' [t20-gcu]\n"
+    "  = applies to 1 config: configs/gcu/retinanet.py\n"
+)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mmengine") is None, reason="needs MMEngine")
+def test_a_base_value_is_flagged_at_its_line_and_fixed_there(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"configs/_base_/runtime.py": RUNTIME, "configs/gcu/retinanet.py": LEAF})
+    checked = run_cli("check", "--target", "t20-gcu", "configs", cwd=tmp_path)
+    assert checked.exit_code == 1, checked.stderr
+    assert checked.stdout.startswith(FLAGGED.format(fixable="[*] "))
+    assert checked.stderr == ""
+
+    before = snapshot(tmp_path)
+    fixed = run_cli("fix", "--target", "t20-gcu", "configs", cwd=tmp_path)
+    assert (fixed.exit_code, fixed.stdout) == (0, "Fixed 1 error.\nAll checks passed!\n")
+    assert changed_files(before, snapshot(tmp_path)) == ["configs/_base_/runtime.py"]
+    runtime = (tmp_path / "configs/_base_/runtime.py").read_text(encoding="utf-8")
+    assert runtime == RUNTIME.replace("'nccl'", "'gloo'")
+    leaf = tmp_path / "configs/gcu/retinanet.py"
+    assert mmengine_values(leaf, "env_cfg.dist_cfg.backend", "model.type") == [
+        "gloo",
+        "mmdet.models.RetinaNet",
+    ]
+
+
+def test_a_base_another_target_reads_is_not_edited(tmp_path: Path) -> None:
+    """The cuda config inherits the base through `read_base()` too: the base stays as it is,
+    and an override in the lazy config would replace `env_cfg` whole, so none is written."""
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": TWO_TARGETS,
+            "configs/_base_/runtime.py": RUNTIME,
+            "configs/gcu/retinanet.py": LEAF,
+            "configs/cuda/retinanet.py": LEAF,
+        },
+    )
+    before = snapshot(tmp_path)
+    fixed = run_cli("fix", "configs/gcu", cwd=tmp_path)
+    assert fixed.exit_code == 1
+    assert fixed.stdout.startswith(FLAGGED.format(fixable=""))
+    assert "cannot place the fix: `env_cfg` comes from a lazy import" in fixed.stderr
+    assert changed_files(before, snapshot(tmp_path)) == []
