@@ -51,8 +51,10 @@ def test_lazy_configs_and_data_files_are_skipped_with_a_warning(project: Path) -
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.stdout == (
             "configs/coco/classes.json:1:1: CL907 not a config (the top level is a list): skipped\n"
+            "  see: cfglint rule CL907\n"
             "configs/retinanet/retina.py:1:1: CL907 lazy-import config (`with read_base():`): "
             "not supported yet, skipped\n"
+            "  see: cfglint rule CL907\n"
             "Found 2 warnings.\n"
         )
 
@@ -92,7 +94,7 @@ def test_warnings_do_not_hide_errors(project: Path) -> None:
     )
     result = run_cli("check", "configs", cwd=project)
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert "Found 1 error and 2 warnings." in result.stdout
+    assert "Found 1 error and 2 warnings on target t20-gcu." in result.stdout
 
 
 def test_as_a_base_the_same_files_still_break_the_config(project: Path) -> None:
