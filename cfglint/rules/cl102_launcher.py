@@ -205,21 +205,7 @@ RULE = Rule(
                 "on the target; create the process group first"
             ),
             location="entry.py:10:16",
-            instead=(
-                "import argparse\n"
-                "import torch.distributed as dist\n"
-                "from mmengine.config import Config\n"
-                "from mmengine.runner import Runner\n"
-                "parser = argparse.ArgumentParser()\n"
-                "parser.add_argument('config')\n"
-                "parser.add_argument('--launcher', default='none')\n"
-                "args = parser.parse_args()\n"
-                "cfg = Config.fromfile(args.config)\n"
-                "cfg.launcher = args.launcher\n"
-                "if not dist.is_initialized():\n"
-                "    dist.init_process_group(backend='gloo')\n"
-                "Runner.from_cfg(cfg).train()\n"
-            ),
+            instead=(_SCRIPT_GROUP_FIRST),
         ),
     ),
     check=_check,

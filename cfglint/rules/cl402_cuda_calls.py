@@ -79,17 +79,7 @@ RULE = Rule(
             _HEAD + "torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n" + _RUN,
             message=("`torch.cuda.set_device` needs CUDA, which the target does not have"),
             location="entry.py:9:1",
-            instead=(
-                "import argparse\n"
-                "import os\n"
-                "import torch\n"
-                "from mmengine.config import Config\n"
-                "from mmengine.runner import Runner\n"
-                "parser = argparse.ArgumentParser()\n"
-                "parser.add_argument('config')\n"
-                "cfg = Config.fromfile(parser.parse_args().config)\n"
-                "Runner.from_cfg(cfg).train()\n"
-            ),
+            instead=(_HEAD + _RUN),
         ),
         Example(
             "cpu",
@@ -97,18 +87,7 @@ RULE = Rule(
             _HEAD + "device = torch.device('cuda:0')\n" + _RUN,
             message=("`torch.device('cuda')` needs CUDA, which the target does not have"),
             location="entry.py:9:10",
-            instead=(
-                "import argparse\n"
-                "import os\n"
-                "import torch\n"
-                "from mmengine.config import Config\n"
-                "from mmengine.runner import Runner\n"
-                "parser = argparse.ArgumentParser()\n"
-                "parser.add_argument('config')\n"
-                "cfg = Config.fromfile(parser.parse_args().config)\n"
-                "device = torch.device('cpu')\n"
-                "Runner.from_cfg(cfg).train()\n"
-            ),
+            instead=(_HEAD + "device = torch.device('cpu')\n" + _RUN),
         ),
     ),
     check=None,

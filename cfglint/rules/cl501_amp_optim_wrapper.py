@@ -46,6 +46,11 @@ _TRAIN = (
     "    cfg.optim_wrapper.loss_scale = 'dynamic'\n"
     "Runner.from_cfg(cfg).train()\n"
 )
+# With the vendor import first, MMEngine resolves 'cuda' on a T20 host: AMP's check holds.
+_TRAIN_VENDOR_FIRST = _TRAIN.replace(
+    "import argparse\n",
+    "import argparse\nimport torch_gcu\nfrom torch_gcu import transfer_to_gcu\n",
+)
 _SGD = "optimizer=dict(type='SGD', lr=0.01)"
 
 RULE = Rule(
@@ -84,10 +89,7 @@ RULE = Rule(
         Example(
             "t20-gcu",
             f"optim_wrapper = dict(type='OptimWrapper', {_SGD})\n",
-            _TRAIN.replace(
-                "import argparse\n",
-                "import argparse\nimport torch_gcu\nfrom torch_gcu import transfer_to_gcu\n",
-            ),
+            _TRAIN_VENDOR_FIRST,
             ("--amp",),
         ),
     ),
@@ -133,22 +135,7 @@ RULE = Rule(
                 "MMEngine resolves 'cpu' on the target"
             ),
             location="entry.py:10:30",
-            instead=(
-                "import argparse\n"
-                "import torch_gcu\n"
-                "from torch_gcu import transfer_to_gcu\n"
-                "from mmengine.config import Config\n"
-                "from mmengine.runner import Runner\n"
-                "parser = argparse.ArgumentParser()\n"
-                "parser.add_argument('config')\n"
-                "parser.add_argument('--amp', action='store_true')\n"
-                "args = parser.parse_args()\n"
-                "cfg = Config.fromfile(args.config)\n"
-                "if args.amp is True:\n"
-                "    cfg.optim_wrapper.type = 'AmpOptimWrapper'\n"
-                "    cfg.optim_wrapper.loss_scale = 'dynamic'\n"
-                "Runner.from_cfg(cfg).train()\n"
-            ),
+            instead=_TRAIN_VENDOR_FIRST,
         ),
     ),
     check=_check,

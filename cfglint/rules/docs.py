@@ -84,9 +84,9 @@ def _example_block(rule: Rule, example: Example, flagged: bool) -> str:
     block += f"\n`{command}` reports:\n\n```\n{reported_line(rule, example)}\n```\n"
     named = example.file if example.entry is not None else None
     if example.fixed is not None:
-        block += (
-            f"\nUse instead (what `cfglint fix` writes):\n\n{_code_block(example.fixed, named)}"
-        )
+        safe = fix_is_safe(rule.code, example.target)
+        fix = "cfglint fix" if safe else "cfglint fix --unsafe-fixes"
+        block += f"\nUse instead (what `{fix}` writes):\n\n{_code_block(example.fixed, named)}"
     elif example.instead is not None:
         block += f"\nUse instead:\n\n{_code_block(example.instead, named)}"
     return block
