@@ -82,3 +82,22 @@ def _rebuilt(value: object, big_int: Callable[[int], str]) -> str:
         return repr(item)
 
     return text(value)
+
+
+# A value or a piece of source quoted in a one-line message: the rest is on the rule's page.
+BRIEF_LIMIT = 40
+
+
+def brief(text: str, limit: int = BRIEF_LIMIT) -> str:
+    """``text`` as a one-line message quotes it: its first line, cut to ``limit`` characters
+    with `` ...`` when longer (or when more lines follow)."""
+    lines = text.strip().splitlines() or [""]
+    first = lines[0]
+    if len(first) <= limit and len(lines) == 1:
+        return first
+    return f"{first[:limit].rstrip()} ..."
+
+
+def brief_repr(value: object) -> str:
+    """``display_repr(value)`` cut as ``brief`` cuts text."""
+    return brief(display_repr(value))

@@ -56,6 +56,37 @@ def run_cli_on_a_terminal(*args: str | Path, cwd: Path, stdout_file: Path) -> tu
             stderr=terminal,
         )
     os.close(terminal)
+    drawn = _drain(controller, process)
+    exit_code = process.wait(timeout=600)
+    return exit_code, drawn.decode(errors="replace"), stdout_file.read_text(encoding="utf-8")
+
+
+def run_cli_on_a_full_terminal(
+    *args: str | Path, cwd: Path, env: dict[str, str] | None = None
+) -> tuple[int, str]:
+    """Run ``cfglint`` with stdout and stderr on one pseudo-terminal, as typed at a terminal.
+
+    Returns the exit code and everything drawn on the terminal (escape codes included).
+    """
+    controller, terminal = pty.openpty()
+    environment = {
+        key: value for key, value in (env or os.environ).items() if key not in ("CI", "NO_COLOR")
+    }
+    environment.update(TERM="xterm-256color", COLUMNS="100")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "cfglint", *map(str, args)],
+        cwd=cwd,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=terminal,
+        stderr=terminal,
+    )
+    os.close(terminal)
+    drawn = _drain(controller, process)
+    return process.wait(timeout=600), drawn.decode(errors="replace")
+
+
+def _drain(controller: int, process: subprocess.Popen[bytes]) -> bytes:
     drawn = b""
     while True:
         ready, _, _ = select.select([controller], [], [], 0.2)
@@ -70,8 +101,7 @@ def run_cli_on_a_terminal(*args: str | Path, cwd: Path, stdout_file: Path) -> tu
         elif process.poll() is not None:
             break
     os.close(controller)
-    exit_code = process.wait(timeout=600)
-    return exit_code, drawn.decode(errors="replace"), stdout_file.read_text(encoding="utf-8")
+    return drawn
 
 
 def mmengine_values(config: Path, *keys: str) -> list[object]:

@@ -38,7 +38,7 @@ def _subcommand_modules(argv: Sequence[str] | None = None) -> list[ModuleType]:
         command = next((word for word in argv if not word.startswith("-")), None)
         if command in _COMMANDS:
             names = [_COMMANDS[command]]
-        elif command is None and any(word == "--version" for word in argv):
+        elif command is None and any(word in ("--version", "-V") for word in argv):
             names = []
     return [importlib.import_module(f"cfglint.cli.{name}") for name in names]
 
@@ -55,7 +55,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="cfglint",
         description="Lint and fix MMEngine configs for the hardware they will run on.",
     )
-    parser.add_argument("--version", action="version", version=f"cfglint {__version__}")
+    parser.add_argument("-V", "--version", action="version", version=f"cfglint {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for module in _subcommand_modules(argv):
         module.register(subparsers)

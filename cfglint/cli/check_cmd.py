@@ -7,11 +7,14 @@ Light on purpose: a cached result is printed without importing the pipeline
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 from pathlib import Path
 
 from cfglint.cache.store import CACHE_FOLDER, ENVIRONMENT_VARIABLE
 from cfglint.cli.cached import run_cached
 from cfglint.cli.common import OUTPUT_FORMATS, codes_argument
+from cfglint.errors import UserError
 
 # Options that change nothing in what the run prints, or that say how to cache it.
 _NOT_IN_KEY = frozenset({"handler", "no_cache", "cache_dir"})
@@ -55,6 +58,12 @@ def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
     )
     if not is_fix:
         parser.add_argument("--fix", action="store_true", help="apply fixes in place")
+        parser.add_argument(
+            "--add-noqa",
+            action="store_true",
+            help="add `# cfglint: noqa: CODE` to each line with a finding (.py and YAML files; "
+            "JSON has no comments)",
+        )
     parser.add_argument("--unsafe-fixes", action="store_true", help="also apply unsafe fixes")
     parser.add_argument(
         "--diff", action="store_true", help="print the fixes as a unified diff and write nothing"
@@ -70,6 +79,13 @@ def _add_arguments(parser: argparse.ArgumentParser, *, is_fix: bool) -> None:
         help="apply `exclude` from the settings to paths named explicitly too (for pre-commit)",
     )
     parser.add_argument("--output-format", choices=OUTPUT_FORMATS, default="text")
+    parser.add_argument(
+        "-o",
+        "--output-file",
+        type=Path,
+        metavar="FILE",
+        help="write the report to FILE instead of standard output (whole, or not at all)",
+    )
     parser.add_argument(
         "--statistics",
         action="store_true",
@@ -116,6 +132,29 @@ def run(args: argparse.Namespace) -> int:
 
     paths = tuple(args.paths) or (Path("."),)
     named = [*paths, *([args.entry] if args.entry is not None else [])]
-    return run_cached(
-        "check", options, named, check, enabled=not args.no_cache, cache_dir=args.cache_dir
-    )
+
+    def cached() -> int:
+        return run_cached(
+            "check", options, named, check, enabled=not args.no_cache, cache_dir=args.cache_dir
+        )
+
+    if args.output_file is None:
+        return cached()
+    if getattr(args, "add_noqa", False):
+        raise UserError("--add-noqa writes no report: leave out --output-file")
+    # The report is what the run (or the cache, replaying it) prints on stdout: kept, then
+    # written to the file at once.
+    report = io.StringIO()
+    with contextlib.redirect_stdout(report):
+        exit_code = cached()
+    _write_report(args.output_file, report.getvalue())
+    return exit_code
+
+
+def _write_report(path: Path, text: str) -> None:
+    from cfglint.fix.atomic import write_report
+
+    try:
+        write_report(path, text)
+    except OSError as error:
+        raise UserError(f"cannot write the report to {path}: {error.strerror or error}") from None

@@ -10,8 +10,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from cfglint.cli import progress
+from cfglint.cli.add_noqa import add_noqa_comments
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS
-from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes, wants_fix
+from cfglint.cli.exit_reasons import exit_reasons
+from cfglint.engine.fixes import (
+    FixOutcome,
+    FixRequest,
+    RoundProgress,
+    fix_until_stable,
+    planned_fixes,
+    wants_fix,
+)
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.launches import EntrySpec, entry_spec
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
@@ -24,6 +33,8 @@ from cfglint.report import (
     render_statistics,
     render_statistics_json,
 )
+from cfglint.report.common import plural
+from cfglint.report.diff import render_diff
 from cfglint.rules import all_rule_infos
 from cfglint.settings import settings_for
 from cfglint.types import Violation
@@ -46,7 +57,10 @@ def run(args: argparse.Namespace) -> int:
         _entries(args),
     )
     want_fix = bool(args.force_fix or getattr(args, "fix", False) or args.diff)
-    show_progress = args.output_format == "text" and not args.diff
+    add_noqa = bool(getattr(args, "add_noqa", False))
+    if add_noqa and want_fix:
+        raise UserError("--add-noqa cannot be used with --fix or --diff")
+    show_progress = args.output_format == "text"
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
@@ -54,15 +68,22 @@ def run(args: argparse.Namespace) -> int:
     # cfglint's own failures (a file it could not handle): printed, and the run exits 2.
     internal: list[str] = []
     indexes = InheritanceIndexes()
+    with progress.config_bar(show_progress, "checking") as bar:
+        if want_fix:
+            # Handed over, not kept here: the fix loop lets the first check's trees go early.
+            outcome = fix_until_stable(
+                request,
+                run_check(request, Loader(), progress=bar, indexes=indexes),
+                fix_request,
+                write=not args.diff,
+                indexes=indexes,
+                round_progress=_rounds(bar),
+            )
+        else:
+            result = run_check(request, Loader(), progress=bar, indexes=indexes)
+    if add_noqa:
+        return _add_noqa(result, paths, indexes)
     if want_fix:
-        # Handed over, not kept here: the fix loop lets the first check's trees go early.
-        outcome = fix_until_stable(
-            request,
-            _check(request, show_progress, indexes),
-            fix_request,
-            write=not args.diff,
-            indexes=indexes,
-        )
         for message in outcome.problems:
             print(f"cfglint: warning: {message}", file=sys.stderr)
         for message in outcome.errors:
@@ -70,15 +91,9 @@ def run(args: argparse.Namespace) -> int:
         internal.extend(outcome.internal_errors)
         result = outcome.final
         if args.diff:
-            internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
-            for message in internal_errors:
-                print(f"cfglint: {message}", file=sys.stderr)
-            sys.stdout.write(outcome.diff)
-            return EXIT_ERROR if internal_errors else _exit_code_for_diff(result, outcome.diff)
+            return _print_diff(result, outcome, internal)
         fixed_count = outcome.fixed_count
         write_errors = outcome.errors
-    else:
-        result = _check(request, show_progress, indexes)
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
     violations = _with_fixes(
@@ -95,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         complete=not result.errors and not internal_errors and bool(result.targets),
         annotation_root=_github_workspace(),
         source_root=git_work_tree(Path.cwd()),
+        exit_reasons=exit_reasons(result, write_errors, internal_errors),
     )
     for message in result.errors:
         print(f"cfglint: error: {message}", file=sys.stderr)
@@ -111,6 +127,44 @@ def run(args: argparse.Namespace) -> int:
     if write_errors or internal_errors:
         return EXIT_ERROR
     return _exit_code(args, result, fixed_count)
+
+
+def _rounds(bar: progress.ConfigBar | None) -> RoundProgress | None:
+    """Each fix round's check on the same bar, counted again from 0."""
+    if bar is None:
+        return None
+    return lambda number: bar.stage(f"fixing, round {number}: checking")
+
+
+def _print_diff(result: CheckResult, outcome: FixOutcome, internal: list[str]) -> int:
+    """The diff on stdout (a patch, coloured only on a terminal); what it would fix, and why
+    the exit code is 2, on stderr (ruff's `Would fix N errors.`)."""
+    internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
+    for message in internal_errors:
+        print(f"cfglint: {message}", file=sys.stderr)
+    sys.stdout.write(render_diff(outcome.diff, _color_wanted("text")))
+    sys.stdout.flush()
+    if outcome.would_fix:
+        print(f"Would fix {plural(outcome.would_fix, 'error')}.", file=sys.stderr)
+    reasons = exit_reasons(result, (), internal_errors)
+    if reasons:
+        print(f"Exit code 2: {'; '.join(reasons)}.", file=sys.stderr)
+    return EXIT_ERROR if internal_errors else _exit_code_for_diff(result, outcome.diff)
+
+
+def _add_noqa(result: CheckResult, paths: tuple[Path, ...], indexes: InheritanceIndexes) -> int:
+    """`--add-noqa`: no report; what was added, and what could not be, on stderr (as ruff)."""
+    added = add_noqa_comments(result, paths, indexes)
+    for message in (*result.errors, *added.errors):
+        print(f"cfglint: error: {message}", file=sys.stderr)
+    for message in result.internal_errors:
+        print(f"cfglint: {message}", file=sys.stderr)
+    for message in (*result.warnings, *added.warnings):
+        print(f"cfglint: warning: {message}", file=sys.stderr)
+    if added.count:
+        print(f"Added {plural(added.count, 'noqa directive')}.", file=sys.stderr)
+    failed = result.errors or result.unresolved or result.internal_errors or added.errors
+    return EXIT_ERROR if failed else EXIT_CLEAN
 
 
 def _entries(args: argparse.Namespace) -> tuple[EntrySpec, ...]:
@@ -165,11 +219,6 @@ def _with_fixes(
 def _github_workspace() -> Path | None:
     workspace = os.environ.get("GITHUB_WORKSPACE")
     return Path(workspace) if workspace else None
-
-
-def _check(request: CheckRequest, show_progress: bool, indexes: InheritanceIndexes) -> CheckResult:
-    with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
-        return run_check(request, Loader(), progress=advance, indexes=indexes)
 
 
 def _exit_code_for_diff(result: CheckResult, diff: str) -> int:

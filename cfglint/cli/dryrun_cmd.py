@@ -18,7 +18,7 @@ from cfglint.dryrun.launch import Launcher
 from cfglint.errors import UserError
 
 if TYPE_CHECKING:
-    from cfglint.dryrun import DryRunReport
+    from cfglint.dryrun import DryRunReport, TargetView
     from cfglint.targets import Target
 
 # Runs the ranks, calling its argument (when not None) as each rank finishes.
@@ -177,6 +177,16 @@ def _entry_target(
     return load_target(target_name_for(config, cli_target), config), config
 
 
+def _check_devices(world_size: int, view: TargetView) -> None:
+    """Before any rank starts: a rank with no device of its own would die, and the others
+    hang waiting for it."""
+    from cfglint.dryrun.visible import too_few_devices
+
+    problem = too_few_devices(world_size, view)
+    if problem is not None:
+        raise UserError(problem)
+
+
 def _run_ranks(args: argparse.Namespace, dry_run_here: _DryRun) -> int:
     from cfglint.dryrun import Stopped
     from cfglint.dryrun.render_json import render_json
@@ -212,6 +222,7 @@ def _run_entry(args: argparse.Namespace) -> int:
     target, config = _entry_target(script, script_args, args.target)
     view = TargetView.of(target)
     require_extra()
+    _check_devices(args.world_size, view)
     job = EntryJob(script=script, args=script_args, cwd=Path.cwd(), config=config)
     print(
         f"cfglint dryrun: this executes the entry script `{command_line(script, script_args)}` "
@@ -245,6 +256,7 @@ def run(args: argparse.Namespace) -> int:
     target = load_target(target_name_for(config, args.target), config)
     view = TargetView.of(target)
     require_extra()
+    _check_devices(args.world_size, view)
     print(
         f"cfglint dryrun: this executes {config} (Python code) and imports its "
         f"custom_imports, in {args.world_size} process(es)",

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from cfglint import files
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
 from cfglint.cli.show_entry import run_entry
 from cfglint.crash_log import internal_error
@@ -25,7 +26,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Resolve each config the way MMEngine would (without running it) and show "
         "the value of each key, the file and line that set it, and the `_base_` chain.",
     )
-    parser.add_argument("configs", nargs="+", type=Path, metavar="CONFIG")
+    parser.add_argument("configs", nargs="+", type=_config_file, metavar="CONFIG")
     parser.add_argument(
         "--key",
         action="append",
@@ -54,6 +55,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(default: settings)",
     )
     parser.set_defaults(handler=run)
+
+
+def _config_file(text: str) -> Path:
+    """A config file (one that does not exist is reported by the loader, with the others)."""
+    path = Path(text)
+    if files.is_dir(path):
+        raise argparse.ArgumentTypeError(
+            f"{text} is a folder: show takes config files (`cfglint check` walks folders)"
+        )
+    return path
 
 
 def _dotted_key(key: str) -> str:

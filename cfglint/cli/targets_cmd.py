@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from cfglint.cli.common import EXIT_CLEAN
+from cfglint.cli.common import EXIT_CLEAN, table
 from cfglint.errors import UserError
 from cfglint.settings import settings_for
 from cfglint.targets import Target, TargetRegistry
@@ -49,12 +49,11 @@ def run(args: argparse.Namespace) -> int:
     if args.name is None:
         if args.json_schema:
             raise UserError("--json-schema needs a target name")
+        rows = [("TARGET", "DEVICE", "MMENGINE RESOLVES", "DESCRIPTION")]
         for name in registry.names():
             target = registry.get(name)
-            host = target.host.mmengine_device
-            sys.stdout.write(
-                f"{name:<19} {target.device:<5} host resolves {host:<5} {target.description}\n"
-            )
+            rows.append((name, target.device, target.host.mmengine_device, target.description))
+        sys.stdout.write(table(rows))
         return EXIT_CLEAN
     target = registry.get(args.name)
     if args.json_schema:

@@ -31,9 +31,8 @@ def dry_run(
         world_size=world_size,
         timeout_s=timeout_s,
         command=worker_command(config.resolve(), launcher, timeout_s, sys_path),
-        # The target's host resolves 'cpu': make a host with CUDA resolve it too, through
-        # MMEngine's own get_device(), instead of showing a path the target never takes.
-        hide_cuda=target.host_resolves == "cpu",
+        # Instead of showing a path the target never takes.
+        hide_cuda=target.ranks_hide_cuda,
         # With launcher 'none' the ranks share nothing: each gets the whole timeout.
         straggler_grace=launcher != "none",
     )

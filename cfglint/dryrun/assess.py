@@ -77,6 +77,12 @@ class TargetView:
         """`get_device()` on the target's own host, with no vendor import first."""
         return self.host_device if self.host_device is not None else self.device
 
+    @property
+    def ranks_hide_cuda(self) -> bool:
+        """The target's host resolves 'cpu': the ranks run with CUDA hidden, so that a host
+        with CUDA resolves it too (through MMEngine's own get_device())."""
+        return self.host_resolves == "cpu"
+
     def without_plugin(self) -> str:
         """The condition under which the target's host resolves `host_resolves`."""
         if self.vendor_module is None:
@@ -184,21 +190,29 @@ def _span_requirement(result: RankResult) -> str:
 
 
 def span_notes(results: Sequence[RankResult]) -> list[str]:
-    notes = []
-    for result in results:
-        built, placed = result.built_parameter_devices, result.parameter_devices
-        if devices.spans_several_devices(placed):
-            notes.append(
-                f"rank {result.rank}: parameters span several devices "
-                f"{devices.describe(placed)}: {_span_requirement(result)}"
-            )
-        elif devices.spans_several_devices(built) and placed:
-            notes.append(
-                f"rank {result.rank}: the model was built across {devices.describe(built)}; "
-                f"Runner.wrap_model's model.to(get_device()) gathered it onto "
-                f"{devices.describe(placed)}"
-            )
-    return notes
+    """A model whose parameters span several devices after the wrap: what DDP needs of it."""
+    return [
+        f"rank {result.rank}: parameters span several devices "
+        f"{devices.describe(result.parameter_devices)}: {_span_requirement(result)}"
+        for result in results
+        if devices.spans_several_devices(result.parameter_devices)
+    ]
+
+
+def gathered_warnings(results: Sequence[RankResult]) -> list[str]:
+    """A model built across several devices that the wrap gathered onto one: it trains, but no
+    longer as the model parallelism it was built for (each rank holds all of it on one device,
+    which may not even fit)."""
+    return [
+        f"rank {result.rank}: the model was built across "
+        f"{devices.describe(result.built_parameter_devices)}, and Runner.wrap_model's "
+        f"model.to(get_device()) gathered it onto {devices.describe(result.parameter_devices)}: "
+        "its model parallelism is lost"
+        for result in results
+        if devices.spans_several_devices(result.built_parameter_devices)
+        and result.parameter_devices
+        and not devices.spans_several_devices(result.parameter_devices)
+    ]
 
 
 def ended_by(error: RankError) -> str:
@@ -386,6 +400,7 @@ def _judge(
         return
     fit, _shown = fit_of(target, results)
     verdict.notes.extend(span_notes(results))
+    verdict.warnings.extend(gathered_warnings(results))
     load_or_build = _load_or_build_error(outcomes)
     if load_or_build is not None:
         verdict.errors.append(load_or_build)

@@ -67,7 +67,7 @@ def dry_run_entry(
         timeout_s=timeout_s,
         command=probe_command(script, job.args),
         # As for a config: a host with CUDA resolves 'cpu' too when the target's host does.
-        hide_cuda=target.host_resolves == "cpu",
+        hide_cuda=target.ranks_hide_cuda,
         # The ranks run the same script: one still running long after another left is waiting
         # on a collective for a rank that is gone.
         straggler_grace=True,

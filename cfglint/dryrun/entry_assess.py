@@ -18,6 +18,7 @@ from cfglint.dryrun.assess import (
     Verdict,
     first_line,
     fit_of,
+    gathered_warnings,
     host_caused,
     judge_devices,
     judge_host,
@@ -236,6 +237,7 @@ def assess_entry(
             verdict.notes.append(_import_note(first))
     if judge_host(target, results, verdict):
         verdict.notes.extend(span_notes(results))
+        verdict.warnings.extend(gathered_warnings(results))
         verdict.notes.extend(_recovered_notes(results))
         why_not = cannot_run(outcomes, hits, entry)
         if why_not is not None:

@@ -8,7 +8,7 @@ the fixes that used it take their next placement in the next round.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from cfglint.engine.fix_plan import (
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.placement import Placement, Placer
 from cfglint.engine.project_index import ProjectIndex, real
-from cfglint.engine.run import CheckRequest, CheckResult, is_fragment, run_check
+from cfglint.engine.run import CheckRequest, CheckResult, Progress, is_fragment, run_check
 from cfglint.engine.verify import Baseline, Expectation
 from cfglint.loader import Loader
 from cfglint.paths import display_path
@@ -36,6 +36,9 @@ from cfglint.types import REMOVE, Fix, KeyChange, ResolvedConfig, Span, TextEdit
 __all__ = ["FixOutcome", "FixRequest", "fix_until_stable", "planned_fixes", "wants_fix"]
 
 MAX_ROUNDS = 5
+
+# Given a round's number (from 1), what to tell of the configs its check loads (None: nothing).
+RoundProgress = Callable[[int], Progress | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +51,8 @@ class FixOutcome:
     errors: tuple[str, ...] = ()  # files that could not be written (exit code 2)
     # cfglint's own failures on a file while planning (crash_log lines; exit code 2).
     internal_errors: tuple[str, ...] = ()
+    # Without writing (`--diff`): how many violations the diff fixes.
+    would_fix: int = 0
 
 
 def fix_until_stable(
@@ -57,8 +62,10 @@ def fix_until_stable(
     *,
     write: bool,
     indexes: InheritanceIndexes | None = None,
+    round_progress: RoundProgress | None = None,
 ) -> FixOutcome:
-    """`indexes`: those of the first check (who inherits what), reused by every later one."""
+    """`indexes`: those of the first check (who inherits what), reused by every later one;
+    `round_progress`: told of the configs each round's check loads."""
     index = ProjectIndex(result, request.paths, indexes)
     blocked: Blocked = set()
     if not write:
@@ -69,6 +76,7 @@ def fix_until_stable(
             plan.diff(),
             tuple(dict.fromkeys(plan.problems)),
             internal_errors=tuple(dict.fromkeys(plan.internal)),
+            would_fix=len({id(v) for edit in plan.files.values() for v, _changes in edit.accepted}),
         )
     fixable = _fixable(result, fix_request)
     notes = _Notes()
@@ -88,8 +96,9 @@ def fix_until_stable(
         # The resolved trees of this round may go: only the baselines are compared.
         del result
         written = _write(plan, errors, blocked)
+        checking = round_progress(round_number + 1) if round_progress is not None else None
         result = _verified_round(
-            request, index, plan, written, baselines, blocked, notes, errors, internal
+            request, index, plan, written, baselines, blocked, notes, errors, internal, checking
         )
     return FixOutcome(
         result,
@@ -281,10 +290,11 @@ def _verified_round(
     notes: _Notes,
     errors: list[str],
     internal: list[str],
+    progress: Progress | None,
 ) -> CheckResult:
     """The check after the round, with every file whose edits broke a config put back."""
     index.files_changed()
-    after = run_check(request, Loader(), indexes=index.indexes)
+    after = run_check(request, Loader(), progress, indexes=index.indexes)
     culprits: dict[Path, str] = {}
     for watched in baselines.values():
         edited = watched.files & set(written)
@@ -315,7 +325,7 @@ def _verified_round(
         _block(plan, file_edit, blocked)
     index.files_changed()
     del after
-    return run_check(request, Loader(), indexes=index.indexes)
+    return run_check(request, Loader(), progress, indexes=index.indexes)
 
 
 def _verdict(watched: _Watched, after: CheckResult, index: ProjectIndex) -> str | None:

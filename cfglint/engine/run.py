@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 from cfglint.crash_log import internal_error
 from cfglint.discover import discover
@@ -34,6 +35,7 @@ from cfglint.settings import (
     target_choice,
 )
 from cfglint.targets import Target, TargetRegistry
+from cfglint.targets.registry import unknown_target
 from cfglint.types import (
     Discovered,
     HostFacts,
@@ -44,7 +46,13 @@ from cfglint.types import (
     Violation,
 )
 
-Progress = Callable[[Path], None]
+
+class Progress(Protocol):
+    """Told how many more configs the check will load, then each config as it is loaded."""
+
+    def expect(self, count: int, /) -> None: ...
+
+    def __call__(self, config: Path, /) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +131,7 @@ class Registries:
         choice = choice or target_choice(leaf, cli_target)
         registry = self.registry_for(settings)
         if choice.name not in registry.names():
-            known = ", ".join(registry.names())
-            raise UserError(f"{choice.source}: unknown target {choice.name!r} (known: {known})")
+            raise UserError(f"{choice.source}: {unknown_target(choice.name, registry.names())}")
         return registry.get(choice.name)
 
 
@@ -164,6 +171,8 @@ def _load_configs(
         else:
             resolved[leaf] = result
 
+    if progress is not None:
+        progress.expect(len(discovered.leaves))
     for leaf in discovered.leaves:
         take(leaf, loader.load(leaf))
     # Every config inheriting a named file, failures included: a commit that breaks a base
@@ -174,6 +183,8 @@ def _load_configs(
         for leaf, result in inheritors.of(named):
             found = True
             if leaf not in loaded:
+                if progress is not None:
+                    progress.expect(1)  # found as it loads: the total grows
                 take(leaf, result)
         if not found and named in discovered.bases:
             # A base nothing inherits yet is still checked for what would break its first user.

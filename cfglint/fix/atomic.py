@@ -88,6 +88,29 @@ def write_atomic(path: Path, content: str) -> None:
         raise
 
 
+def write_report(path: Path, content: str) -> None:
+    """Write a report cfglint produces (``--output-file``) whole or not at all: the file is
+    created when it does not exist (with the mode the umask gives a new file, and its missing
+    folders, as ruff does), and replaced with its mode kept when it does."""
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        status: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        status = None
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+    remove_stale_temp_files(target.parent)
+    temp = target.parent / f".cfglint-{os.getpid()}-{_token()}.tmp"
+    try:
+        _write_temp(temp, content.encode("utf-8"), status)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
 def _existing_status(target: Path, path: Path) -> os.stat_result:
     try:
         return os.stat(target)
@@ -102,8 +125,9 @@ def _token() -> str:
     return "".join(secrets.choice(alphabet) for _ in range(8))
 
 
-def _write_temp(temp: Path, data: bytes, status: os.stat_result) -> None:
-    """``data`` in a new file named ``temp``, with the mode and owner of ``status``."""
+def _write_temp(temp: Path, data: bytes, status: os.stat_result | None) -> None:
+    """``data`` in a new file named ``temp``, with the mode and owner of ``status`` (None: a
+    new file's mode under the umask, owned by this process)."""
     descriptor = _unnamed_file(temp.parent)
     if descriptor is not None:
         try:
@@ -121,13 +145,22 @@ def _write_temp(temp: Path, data: bytes, status: os.stat_result) -> None:
         os.close(descriptor)
 
 
-def _fill(descriptor: int, data: bytes, status: os.stat_result) -> None:
+def _fill(descriptor: int, data: bytes, status: os.stat_result | None) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(descriptor, view) :]
     os.fsync(descriptor)
+    if status is None:
+        os.fchmod(descriptor, 0o666 & ~_umask())
+        return
     os.fchmod(descriptor, stat.S_IMODE(status.st_mode))
     _keep_owner(descriptor, status)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it: put it back at once
+    os.umask(mask)
+    return mask
 
 
 def _unnamed_file(folder: Path) -> int | None:

@@ -33,6 +33,7 @@ from cfglint.loader.values import (
     freeze,
     to_py,
 )
+from cfglint.paths import display_path
 from cfglint.types import ConfigNode, DictNode, Origin, Span, UnknownNode
 
 DEPRECATION_KEY = "_deprecation_"
@@ -105,7 +106,8 @@ def resolve_file(
     for entry, span in entries:
         base_path, scope = resolve_base(entry, path, span)
         if not os.path.lexists(base_path):
-            raise LoadError("CL903", f"`_base_` file not found: {entry} ({base_path})", span)
+            shown = display_path(base_path)
+            raise LoadError("CL903", f"`_base_` file not found: {entry} ({shown})", span)
         resolution = resolve_base_file(base_path, span)
         files.extend(file for file in resolution.files if file not in seen)
         seen.update(resolution.files)

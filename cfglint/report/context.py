@@ -30,3 +30,5 @@ class ReportContext:
     annotation_root: Path | None = None
     # SARIF's %SRCROOT%: the git work tree cfglint runs in (None: `cwd`).
     source_root: Path | None = None
+    # Why the run exits 2 (`5 configs could not be resolved`), for the text summary.
+    exit_reasons: tuple[str, ...] = ()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cfglint.codes import CODES
+from cfglint.reprs import brief
 from cfglint.targets import Target
 from cfglint.targets.model import KeyPolicy
 from cfglint.types import (
@@ -38,10 +39,20 @@ class Example:
     config: str
     entry: str | None = None
     arguments: tuple[str, ...] = ()
-    # For an INVALID example: the finding's message as the user reads it, and the config as
-    # `cfglint fix` leaves it (both checked by tests/rules).
+    # For an INVALID example, what the user sees and what to write instead, all checked by
+    # tests/rules and shown on the rule's page: where `cfglint check` reports the finding
+    # (`config.py:2:38`, or `entry.py:9:1` for a finding in the entry script) and its message;
+    # the file at `location` as `cfglint fix` leaves it (`fixed`) or, for a finding the rule
+    # cannot fix, written by hand so that the rule passes (`instead`).
     message: str | None = None
+    location: str | None = None
     fixed: str | None = None
+    instead: str | None = None
+
+    @property
+    def file(self) -> str:
+        """The file the finding is in: `config.py` or `entry.py`."""
+        return (self.location or "config.py").split(":", 1)[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +99,7 @@ class Rule:
     summary: str
     what: str  # what it checks (Markdown)
     why: str  # why it breaks training, with the real error text where there is one
-    fix_doc: str  # what the fix writes, and whether it is safe
+    fix_doc: str  # what the fix writes
     valid: tuple[Example, ...]
     invalid: tuple[Example, ...]
     # None: the loader reports this code (CL9xx), or only the entry script is read.
@@ -100,6 +111,8 @@ class Rule:
     schema: Callable[[KeyPolicy], JsonSchema] | None = None
     # A check on what a launch's entry script does (its imports, calls, DDP wrappers).
     launch_check: Callable[[LaunchContext], Iterable[Finding]] | None = None
+    # Why the fix is safe, or unsafe (the page's "Fix safety"); empty for a rule without one.
+    fix_safety: str = ""
 
     @property
     def url(self) -> str:
@@ -130,9 +143,7 @@ def fix_from_policy(ctx: RuleContext, message: str) -> FixIntent | None:
 def unknown_finding(ctx: RuleContext, code: str, node: UnknownNode, key: str) -> Finding:
     return Finding(
         UNKNOWN_VALUE_CODE,
-        f"cannot evaluate `{node.source}` statically, but {code} needs `{key}` "
-        f"({node.reason}); write the value as a literal, or add `# cfglint: noqa: {code}` "
-        f"to this line if {code} does not apply",
+        f"cannot evaluate `{brief(node.source, 30)}` ({node.reason}); {code} needs `{key}`",
         key,
         node,
         needed_by=code,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief_repr, display_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
 from cfglint.rules.schema import value_at_key
 from cfglint.rules.values import allowed_text, check_value
@@ -15,12 +15,8 @@ CODE = "CL101"
 
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
-    shown = display_repr(value)
-    said = f"is not set, so MMEngine uses {shown}," if is_default else f"is {shown},"
-    return (
-        f"`{ctx.key}` {said} which does not work on target {ctx.target.name}: "
-        f"use {allowed_text(ctx)}"
-    )
+    said = f"`{ctx.key}` defaults to" if is_default else f"`{ctx.key}` is"
+    return f"{said} {brief_repr(value)}, which does not work on the target: use {allowed_text(ctx)}"
 
 
 def _check(ctx: RuleContext) -> Iterator[Finding]:
@@ -56,18 +52,56 @@ RULE = Rule(
         "the host."
     ),
     fix_doc=(
-        "Sets the key to the target's backend (`gloo` for `t20-gcu` and `cpu`, `nccl` for "
-        "`cuda`). Safe: the backend is only used to create the process group."
+        "Sets the key to the target's backend (`gloo` for `t20-gcu` and `cpu`, `nccl` for `cuda`)."
     ),
+    fix_safety="The backend is only used to create the process group.",
     valid=(
         Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"),
         Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='eccl'))\n"),
         Example("cuda", "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"),
     ),
     invalid=(
-        Example("t20-gcu", "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"),
-        Example("cpu", "env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict())\n"),
-        Example("cuda", "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"),
+        Example(
+            "t20-gcu",
+            "model = dict(type='ToyClassifier')\nenv_cfg = dict(dist_cfg=dict(backend='nccl'))\n",
+            message=(
+                "`env_cfg.dist_cfg.backend` is 'nccl', which does not work on "
+                "the target: use 'gloo' or 'eccl'"
+            ),
+            location="config.py:2:38",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"
+            ),
+        ),
+        Example(
+            "cpu",
+            "model = dict(type='ToyClassifier')\n"
+            "env_cfg = dict(cudnn_benchmark=False, dist_cfg=dict())\n",
+            message=(
+                "`env_cfg.dist_cfg.backend` defaults to 'nccl', which does not "
+                "work on the target: use 'gloo'"
+            ),
+            location="config.py:2:48",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(cudnn_benchmark=False, "
+                "dist_cfg=dict(backend='gloo'))\n"
+            ),
+        ),
+        Example(
+            "cuda",
+            "model = dict(type='ToyClassifier')\nenv_cfg = dict(dist_cfg=dict(backend='gloo'))\n",
+            message=(
+                "`env_cfg.dist_cfg.backend` is 'gloo', which does not work on "
+                "the target: use 'nccl'"
+            ),
+            location="config.py:2:38",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"
+            ),
+        ),
     ),
     check=_check,
     fixable=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief, brief_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, LaunchContext, Rule, RuleContext
 from cfglint.rules.launch_facts import events, group_before_runner, origin_at
 from cfglint.rules.schema import value_at_key
@@ -19,8 +19,8 @@ DRIVER_ERROR = "RuntimeError: Found no NVIDIA driver on your system"
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
-        f"`launcher={display_repr(value)}` makes MMEngine's init_dist call torch.cuda.set_device, "
-        f"which fails on target {ctx.target.name}: create the process group before the Runner"
+        f"`launcher={brief_repr(value)}`: init_dist's torch.cuda.set_device fails on the target; "
+        "create the process group first"
     )
 
 
@@ -41,9 +41,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
         if isinstance(launcher, UnknownNode):
             yield Finding(
                 "CL906",
-                f"cannot evaluate `{launcher.source}` statically, but CL102 needs the launcher "
-                f"of this init_dist call; add `# cfglint: noqa: CL102` if it is never "
-                "'pytorch', 'slurm' or 'mpi'",
+                f"cannot evaluate `{brief(launcher.source)}`; CL102 needs the "
+                "launcher of this init_dist call",
                 "launcher",
                 None,
                 at=origin_at(event.span),
@@ -55,9 +54,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
             continue
         yield Finding(
             CODE,
-            f"`init_dist(launcher={display_repr(value)})` calls torch.cuda.set_device, which fails "
-            f"on target {ctx.declared.name}: create the process group with init_process_group "
-            "instead",
+            f"`init_dist(launcher={brief_repr(value)})`: its torch.cuda.set_device fails on the "
+            "target; use init_process_group",
             "launcher",
             None,
             at=origin_at(event.span),
@@ -144,14 +142,70 @@ RULE = Rule(
         ),
     ),
     invalid=(
-        Example("t20-gcu", "launcher = 'pytorch'\n"),
-        Example("cpu", "launcher = 'slurm'\n"),
-        Example("t20-gcu", "model = dict(type='ToyClassifier')\n", _SCRIPT_INIT_DIST),
+        Example(
+            "t20-gcu",
+            "model = dict(type='ToyClassifier')\nlauncher = 'pytorch'\n",
+            message=(
+                "`launcher='pytorch'`: init_dist's torch.cuda.set_device fails "
+                "on the target; create the process group first"
+            ),
+            location="config.py:2:12",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "# train.py creates the process group before the Runner (see Fix "
+                "below)\n"
+                "launcher = 'pytorch'  # cfglint: noqa: CL102\n"
+            ),
+        ),
+        Example(
+            "cpu",
+            "model = dict(type='ToyClassifier')\nlauncher = 'slurm'\n",
+            message=(
+                "`launcher='slurm'`: init_dist's torch.cuda.set_device fails on "
+                "the target; create the process group first"
+            ),
+            location="config.py:2:12",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "# train.py creates the process group before the Runner (see Fix "
+                "below)\n"
+                "launcher = 'slurm'  # cfglint: noqa: CL102\n"
+            ),
+        ),
+        Example(
+            "t20-gcu",
+            "model = dict(type='ToyClassifier')\n",
+            _SCRIPT_INIT_DIST,
+            message=(
+                "`init_dist(launcher='pytorch')`: its torch.cuda.set_device "
+                "fails on the target; use init_process_group"
+            ),
+            location="entry.py:9:1",
+            instead=(
+                "import argparse\n"
+                "import torch.distributed as dist\n"
+                "from mmengine.config import Config\n"
+                "from mmengine.runner import Runner\n"
+                "parser = argparse.ArgumentParser()\n"
+                "parser.add_argument('config')\n"
+                "args = parser.parse_args()\n"
+                "cfg = Config.fromfile(args.config)\n"
+                "dist.init_process_group(backend='gloo')\n"
+                "cfg.launcher = 'pytorch'\n"
+                "Runner.from_cfg(cfg).train()\n"
+            ),
+        ),
         Example(
             "cpu",
             "model = dict(type='ToyClassifier')\n",
             _SCRIPT_LAUNCHER_ARG,
             ("--launcher", "pytorch"),
+            message=(
+                "`launcher='pytorch'`: init_dist's torch.cuda.set_device fails "
+                "on the target; create the process group first"
+            ),
+            location="entry.py:10:16",
+            instead=(_SCRIPT_GROUP_FIRST),
         ),
     ),
     check=_check,

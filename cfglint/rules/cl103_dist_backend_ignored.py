@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
 from cfglint.rules.values import allowed_text, check_value
 
@@ -14,10 +14,7 @@ CODE = "CL103"
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     used = ctx.target.host.init_dist_backend
     uses = repr(used) if used is not None else allowed_text(ctx)
-    return (
-        f"`{ctx.key}={display_repr(value)}` is ignored on target {ctx.target.name}: "
-        f"init_dist always uses {uses}"
-    )
+    return f"`{ctx.key}={brief_repr(value)}` is ignored: the target's init_dist always uses {uses}"
 
 
 def _check(ctx: RuleContext) -> Iterator[Finding]:
@@ -71,12 +68,43 @@ RULE = Rule(
     invalid=(
         Example(
             "ascend-npu",
-            "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n",
-            message="`env_cfg.dist_cfg.backend='nccl'` is ignored on target ascend-npu: "
-            "init_dist always uses 'hccl'",
+            "model = dict(type='ToyClassifier')\nenv_cfg = dict(dist_cfg=dict(backend='nccl'))\n",
+            message=(
+                "`env_cfg.dist_cfg.backend='nccl'` is ignored: the target's "
+                "init_dist always uses 'hccl'"
+            ),
+            location="config.py:2:38",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend='hccl'))\n"
+            ),
         ),
-        Example("cambricon-mlu", "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"),
-        Example("moore-threads-musa", "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"),
+        Example(
+            "cambricon-mlu",
+            "model = dict(type='ToyClassifier')\nenv_cfg = dict(dist_cfg=dict(backend='gloo'))\n",
+            message=(
+                "`env_cfg.dist_cfg.backend='gloo'` is ignored: the target's "
+                "init_dist always uses 'cncl'"
+            ),
+            location="config.py:2:38",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend='cncl'))\n"
+            ),
+        ),
+        Example(
+            "moore-threads-musa",
+            "model = dict(type='ToyClassifier')\nenv_cfg = dict(dist_cfg=dict(backend='nccl'))\n",
+            message=(
+                "`env_cfg.dist_cfg.backend='nccl'` is ignored: the target's "
+                "init_dist always uses 'mccl'"
+            ),
+            location="config.py:2:38",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend='mccl'))\n"
+            ),
+        ),
     ),
     check=_check,
 )

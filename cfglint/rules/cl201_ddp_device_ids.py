@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief, brief_repr
 from cfglint.rules.base import (
     UNKNOWN_VALUE_CODE,
     Example,
@@ -113,16 +113,14 @@ class _Source:
 
 def _check(ctx: RuleContext) -> Iterator[Finding]:
     state = wrapper_state(ctx.config)
-    target = ctx.target.name
     if isinstance(state, UnknownWrapper):
         yield unknown_finding(ctx, CODE, state.node, WRAPPER_KEY)
     elif isinstance(state, DefaultWrapper) and state.in_strategy:
         missing = STRATEGY_KEY if state.no_strategy else state.key
         yield Finding(
             CODE,
-            f"no `{missing}`: FlexibleRunner's {DDP_STRATEGY} wraps the model in "
-            f"{DEFAULT_WRAPPER}(device_ids=[LOCAL_RANK]), which fails on target {target}; "
-            f"add `model_wrapper` with `device_ids=None` to `{STRATEGY_KEY}`",
+            f"no `{missing}`: {DDP_STRATEGY}'s default wrap gets device_ids=[LOCAL_RANK], which "
+            "fails for a CPU model",
             f"{state.key}.device_ids",
             state.node or state.anchor,
             _strategy_wrapper_fix(ctx, state),
@@ -130,9 +128,8 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     elif isinstance(state, DefaultWrapper):
         yield Finding(
             CODE,
-            f"no `{WRAPPER_KEY}`: MMEngine wraps the model in {DEFAULT_WRAPPER}"
-            f"(device_ids=[LOCAL_RANK]), which fails on target {target} where the parameters "
-            f"stay on the CPU; add `{WRAPPER_KEY}` with `device_ids=None`",
+            f"no `{WRAPPER_KEY}`: the default DDP wrap gets device_ids=[LOCAL_RANK], which fails "
+            "for a CPU model",
             ctx.key,
             state.node,
             _default_wrapper_fix(ctx),
@@ -145,15 +142,13 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
 
 
 def _check_ddp(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Finding]:
-    target = ctx.target.name
     key = f"{state.key}.device_ids"
     device_ids = state.node.entries.get("device_ids")
     if device_ids is None:
         yield Finding(
             CODE,
-            f"`{state.key}` ({state.type_name}) leaves out `device_ids`: MMEngine then "
-            f"injects device_ids=[LOCAL_RANK], which fails on target {target}; write "
-            f"`device_ids=None` explicitly (leaving it out is not enough)",
+            f"`{state.key}` leaves out `device_ids`, so MMEngine passes [LOCAL_RANK]: write "
+            "`device_ids=None`",
             key,
             state.node,
             _set_none_fix(ctx, state.key),
@@ -174,9 +169,8 @@ def _check_ddp(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Finding]:
     shown = to_python(device_ids, _Source)
     yield Finding(
         CODE,
-        f"`device_ids={display_repr(shown)}` in `{state.key}`: DDP rejects device ids for a "
-        "model whose "
-        f"parameters are on the CPU, as on target {target}; use `device_ids=None`",
+        f"`device_ids={brief_repr(shown)}` in `{state.key}`: DDP rejects device ids for a CPU "
+        "model; use None",
         key,
         device_ids,
         _set_none_fix(ctx, state.key),
@@ -190,11 +184,8 @@ def _check_custom(ctx: RuleContext, state: ConfiguredWrapper) -> Iterator[Findin
     type_node = state.node.entries.get("type")
     yield Finding(
         UNKNOWN_VALUE_CODE,
-        f"cannot tell statically whether `{state.type_name}` subclasses DistributedDataParallel "
-        f"(MMEngine checks with issubclass at run time); if it does, MMEngine passes it "
-        f"device_ids=[LOCAL_RANK], which fails on target {ctx.target.name}: write "
-        f"`device_ids=None` in `{state.key}`, or add `# cfglint: noqa: {CODE}` to this line "
-        "if it is not a DDP wrapper",
+        f"`{brief(state.type_name)}` may subclass DDP and get device_ids=[LOCAL_RANK]: write "
+        f"`device_ids=None` in `{state.key}`",
         f"{state.key}.device_ids",
         type_node,
         needed_by=CODE,
@@ -216,9 +207,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
         if isinstance(device_ids, UnknownNode):
             yield Finding(
                 UNKNOWN_VALUE_CODE,
-                f"cannot evaluate `{device_ids.source}` statically, but CL201 needs the "
-                f"device_ids of this {wrapper}; write `device_ids=None` if the model is on the "
-                "CPU",
+                f"cannot evaluate `{brief(device_ids.source)}`; CL201 needs the "
+                f"device_ids of this {wrapper}",
                 "device_ids",
                 device_ids,
                 needed_by=CODE,
@@ -234,8 +224,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
         shown = to_python(device_ids, _Source)
         yield Finding(
             CODE,
-            f"`{wrapper}(..., device_ids={shown!r})` in the entry script: DDP rejects device ids "
-            f"for a model whose parameters are on the CPU, as on target {ctx.declared.name}",
+            f"`{wrapper}(..., device_ids={brief_repr(shown)})`: DDP rejects device ids for a CPU "
+            "model; use None",
             "device_ids",
             device_ids,
             FixIntent(
@@ -340,7 +330,11 @@ RULE = Rule(
         "adds `model_wrapper=dict(type='MMDistributedDataParallel', broadcast_buffers=False, "
         "device_ids=None)` to `strategy` (or a `DDPStrategy` with it), DDPStrategy's default "
         "apart from `device_ids`. A value the entry script "
-        "sets is fixed in the script, where it is written. Safe."
+        "sets is fixed in the script, where it is written."
+    ),
+    fix_safety=(
+        "`device_ids=None` is what DDP needs for a model on the CPU, and every other argument "
+        "of the wrapper stays what MMEngine would have passed."
     ),
     valid=(
         Example(
@@ -362,32 +356,180 @@ RULE = Rule(
         Example("t20-gcu", _CONFIG_WITH_WRAPPER, _SCRIPT_OVERRIDE_THEN_NONE),
     ),
     invalid=(
-        Example("t20-gcu", "model = dict(type='ToyClassifier')\n"),
-        Example("cpu", "model_wrapper_cfg = None\n"),
         Example(
             "t20-gcu",
+            "model = dict(type='ToyClassifier')\n",
+            message=(
+                "no `model_wrapper_cfg`: the default DDP wrap gets "
+                "device_ids=[LOCAL_RANK], which fails for a CPU model"
+            ),
+            location="config.py:1:1",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "\n"
+                "model_wrapper_cfg = dict(\n"
+                "    type='MMDistributedDataParallel',\n"
+                "    broadcast_buffers=False,\n"
+                "    find_unused_parameters=False,\n"
+                "    device_ids=None,\n"
+                ")\n"
+            ),
+        ),
+        Example(
+            "cpu",
+            "model = dict(type='ToyClassifier')\nmodel_wrapper_cfg = None\n",
+            message=(
+                "no `model_wrapper_cfg`: the default DDP wrap gets "
+                "device_ids=[LOCAL_RANK], which fails for a CPU model"
+            ),
+            location="config.py:2:21",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(\n"
+                "    type='MMDistributedDataParallel',\n"
+                "    broadcast_buffers=False,\n"
+                "    find_unused_parameters=False,\n"
+                "    device_ids=None,\n"
+                ")\n"
+            ),
+        ),
+        Example(
+            "t20-gcu",
+            "model = dict(type='ToyClassifier')\n"
             "model_wrapper_cfg = dict(\n"
             "    type='MMDistributedDataParallel',\n"
             "    find_unused_parameters=False,\n"
             "    broadcast_buffers=False,\n"
             ")\n",
+            message=(
+                "`model_wrapper_cfg` leaves out `device_ids`, so MMEngine passes "
+                "[LOCAL_RANK]: write `device_ids=None`"
+            ),
+            location="config.py:2:21",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(\n"
+                "    type='MMDistributedDataParallel',\n"
+                "    find_unused_parameters=False,\n"
+                "    broadcast_buffers=False,\n"
+                "    device_ids=None,\n"
+                ")\n"
+            ),
         ),
         Example(
-            "cpu", "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n"
+            "cpu",
+            "model = dict(type='ToyClassifier')\n"
+            "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n",
+            message=(
+                "`device_ids=[0]` in `model_wrapper_cfg`: DDP rejects device ids "
+                "for a CPU model; use None"
+            ),
+            location="config.py:2:71",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
+                "device_ids=None)\n"
+            ),
         ),
         Example(
             "t20-gcu",
-            "import os\nmodel_wrapper_cfg = dict(device_ids=[int(os.environ['LOCAL_RANK'])])\n",
+            "import os\nmodel = dict(type='ToyClassifier')\n"
+            "model_wrapper_cfg = dict(device_ids=[int(os.environ['LOCAL_RANK'])])\n",
+            message=(
+                "`device_ids=[int(os.environ['LOCAL_RANK'])]` in "
+                "`model_wrapper_cfg`: DDP rejects device ids for a CPU model; "
+                "use None"
+            ),
+            location="config.py:3:37",
+            fixed=(
+                "import os\n"
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(device_ids=None)\n"
+            ),
         ),
-        Example("t20-gcu", "runner_type = 'FlexibleRunner'\nmodel = dict(type='ToyClassifier')\n"),
+        Example(
+            "t20-gcu",
+            "runner_type = 'FlexibleRunner'\nmodel = dict(type='ToyClassifier')\n",
+            message=(
+                "no `strategy`: DDPStrategy's default wrap gets "
+                "device_ids=[LOCAL_RANK], which fails for a CPU model"
+            ),
+            location="config.py:1:1",
+            fixed=(
+                "runner_type = 'FlexibleRunner'\n"
+                "model = dict(type='ToyClassifier')\n"
+                "\n"
+                "strategy = dict(\n"
+                "    type='DDPStrategy',\n"
+                "    model_wrapper=dict(type='MMDistributedDataParallel', "
+                "broadcast_buffers=False, device_ids=None),\n"
+                ")\n"
+            ),
+        ),
         Example(
             "cpu",
+            "model = dict(type='ToyClassifier')\n"
             "runner_type = 'FlexibleRunner'\n"
             "strategy = dict(\n"
             "    type='DDPStrategy', model_wrapper=dict(type='MMDistributedDataParallel'))\n",
+            message=(
+                "`strategy.model_wrapper` leaves out `device_ids`, so MMEngine "
+                "passes [LOCAL_RANK]: write `device_ids=None`"
+            ),
+            location="config.py:4:39",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "runner_type = 'FlexibleRunner'\n"
+                "strategy = dict(\n"
+                "    type='DDPStrategy', "
+                "model_wrapper=dict(type='MMDistributedDataParallel', "
+                "device_ids=None))\n"
+            ),
         ),
-        Example("t20-gcu", _CONFIG_WITH_WRAPPER, _SCRIPT_OVERRIDE),
-        Example("cpu", _CONFIG_WITH_WRAPPER, _SCRIPT_REWRAP),
+        Example(
+            "t20-gcu",
+            _CONFIG_WITH_WRAPPER,
+            _SCRIPT_OVERRIDE,
+            message=(
+                "`model_wrapper_cfg` leaves out `device_ids`, so MMEngine passes "
+                "[LOCAL_RANK]: write `device_ids=None`"
+            ),
+            location="entry.py:7:25",
+            fixed=(
+                "import argparse\n"
+                "from mmengine.config import Config\n"
+                "from mmengine.runner import Runner\n"
+                "parser = argparse.ArgumentParser()\n"
+                "parser.add_argument('config')\n"
+                "cfg = Config.fromfile(parser.parse_args().config)\n"
+                "cfg.model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
+                "broadcast_buffers=False, device_ids=None)\n"
+                "Runner.from_cfg(cfg).train()\n"
+            ),
+        ),
+        Example(
+            "cpu",
+            _CONFIG_WITH_WRAPPER,
+            _SCRIPT_REWRAP,
+            message=(
+                "`MMDistributedDataParallel(..., device_ids=[0])`: DDP rejects "
+                "device ids for a CPU model; use None"
+            ),
+            location="entry.py:9:67",
+            fixed=(
+                "import argparse\n"
+                "from mmengine.config import Config\n"
+                "from mmengine.runner import Runner\n"
+                "parser = argparse.ArgumentParser()\n"
+                "parser.add_argument('config')\n"
+                "cfg = Config.fromfile(parser.parse_args().config)\n"
+                "from mmengine.model import MMDistributedDataParallel\n"
+                "runner = Runner.from_cfg(cfg)\n"
+                "runner.model = MMDistributedDataParallel(runner.model, "
+                "device_ids=None)\n"
+                "runner.train()\n"
+            ),
+        ),
     ),
     check=_check,
     fixable=True,

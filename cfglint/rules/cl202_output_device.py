@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
 from cfglint.rules.schema import absent_fails, accepted_values, in_ddp_wrapper
 from cfglint.rules.values import check_value
@@ -20,20 +20,11 @@ def _wrapper(ctx: RuleContext) -> str:
 
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
-    target = ctx.target.name
+    shown = f"`output_device={brief_repr(value)}` in `{_wrapper(ctx)}`"
     if not value:
         # PyTorch checks `if device_ids or output_device`: a false value slips through.
-        return (
-            f"`output_device={display_repr(value)}` in `{_wrapper(ctx)}` means nothing on "
-            f"target {target}, "
-            "where the parameters stay on the CPU: PyTorch's DDP ignores it only because it is "
-            "false (any other device index raises ValueError); use None"
-        )
-    return (
-        f"`output_device={display_repr(value)}` in `{_wrapper(ctx)}`: DDP rejects an output "
-        "device for a "
-        f"model whose parameters are on the CPU, as on target {target}; use None"
-    )
+        return f"{shown} names a GPU for a CPU model (DDP ignores a false one); use None"
+    return f"{shown}: DDP rejects an output device for a CPU model; use None"
 
 
 def _check(ctx: RuleContext) -> Iterator[Finding]:
@@ -69,7 +60,8 @@ RULE = Rule(
         "which means nothing for a module on the CPU, and any other index fails. Seed 000 had "
         "`device_ids=[0], output_device=0`; its error came from `device_ids` (CL201)."
     ),
-    fix_doc="Sets `output_device=None`. Safe: DDP ignores the output device of a CPU module.",
+    fix_doc="Sets `output_device=None`.",
+    fix_safety="DDP ignores the output device of a CPU module.",
     valid=(
         Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None, output_device=None)\n"),
         Example("cuda", "model_wrapper_cfg = dict(output_device=0)\n"),
@@ -82,16 +74,67 @@ RULE = Rule(
     invalid=(
         Example(
             "t20-gcu",
+            "model = dict(type='ToyClassifier')\n"
             "model_wrapper_cfg = dict(\n"
             "    type='MMDistributedDataParallel', device_ids=[0], output_device=0)\n",
+            message=(
+                "`output_device=0` in `model_wrapper_cfg` names a GPU for a CPU "
+                "model (DDP ignores a false one); use None"
+            ),
+            location="config.py:3:69",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(\n"
+                "    type='MMDistributedDataParallel', device_ids=[0], "
+                "output_device=None)\n"
+            ),
         ),
-        Example("cpu", "model_wrapper_cfg = dict(device_ids=None, output_device='cpu')\n"),
-        Example("t20-gcu", "model_wrapper_cfg = dict(device_ids=None, output_device=1)\n"),
+        Example(
+            "cpu",
+            "model = dict(type='ToyClassifier')\n"
+            "model_wrapper_cfg = dict(device_ids=None, output_device='cpu')\n",
+            message=(
+                "`output_device='cpu'` in `model_wrapper_cfg`: DDP rejects an "
+                "output device for a CPU model; use None"
+            ),
+            location="config.py:2:57",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(device_ids=None, output_device=None)\n"
+            ),
+        ),
         Example(
             "t20-gcu",
+            "model = dict(type='ToyClassifier')\n"
+            "model_wrapper_cfg = dict(device_ids=None, output_device=1)\n",
+            message=(
+                "`output_device=1` in `model_wrapper_cfg`: DDP rejects an output "
+                "device for a CPU model; use None"
+            ),
+            location="config.py:2:57",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(device_ids=None, output_device=None)\n"
+            ),
+        ),
+        Example(
+            "t20-gcu",
+            "model = dict(type='ToyClassifier')\n"
             "runner_type = 'FlexibleRunner'\n"
             "strategy = dict(\n"
             "    type='DDPStrategy', model_wrapper=dict(device_ids=None, output_device=1))\n",
+            message=(
+                "`output_device=1` in `strategy.model_wrapper`: DDP rejects an "
+                "output device for a CPU model; use None"
+            ),
+            location="config.py:4:75",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "runner_type = 'FlexibleRunner'\n"
+                "strategy = dict(\n"
+                "    type='DDPStrategy', model_wrapper=dict(device_ids=None, "
+                "output_device=None))\n"
+            ),
         ),
     ),
     check=_check,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief_repr
 from cfglint.rules.base import (
     Example,
     Finding,
@@ -44,9 +44,8 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     if not ctx.policy.value_ok(value) and not ddp_ignores(value):
         yield Finding(
             CODE,
-            f"`device_ids={display_repr(value)}` in `{state.key}` puts every rank on the "
-            "same GPU; "
-            "remove it so MMEngine passes device_ids=[LOCAL_RANK]",
+            f"`device_ids={brief_repr(value)}` in `{state.key}` pins every rank to one GPU: "
+            "remove it (MMEngine passes [LOCAL_RANK])",
             ctx.key,
             node,
             fix_from_policy(ctx, f"Remove `{ctx.key}`"),
@@ -75,7 +74,8 @@ RULE = Rule(
         "None or contain a single element.` MMEngine already passes `device_ids=[LOCAL_RANK]` "
         "when the key is absent."
     ),
-    fix_doc="Removes the key. Safe: with one process per GPU, `[LOCAL_RANK]` is what was meant.",
+    fix_doc="Removes the key: MMEngine then passes `device_ids=[LOCAL_RANK]`.",
+    fix_safety="With one process per GPU, `[LOCAL_RANK]` is what was meant.",
     valid=(
         Example("cuda", "model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n"),
         Example("cuda", "model_wrapper_cfg = dict(device_ids=None)\n"),
@@ -88,9 +88,32 @@ RULE = Rule(
     ),
     invalid=(
         Example(
-            "cuda", "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n"
+            "cuda",
+            "model = dict(type='ToyClassifier')\n"
+            "model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])\n",
+            message=(
+                "`device_ids=[0]` in `model_wrapper_cfg` pins every rank to one "
+                "GPU: remove it (MMEngine passes [LOCAL_RANK])"
+            ),
+            location="config.py:2:71",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n"
+            ),
         ),
-        Example("cuda", "model_wrapper_cfg = dict(device_ids=[0, 1], output_device=0)\n"),
+        Example(
+            "cuda",
+            "model = dict(type='ToyClassifier')\n"
+            "model_wrapper_cfg = dict(device_ids=[0, 1], output_device=0)\n",
+            message=(
+                "`device_ids=[0, 1]` in `model_wrapper_cfg` pins every rank to "
+                "one GPU: remove it (MMEngine passes [LOCAL_RANK])"
+            ),
+            location="config.py:2:37",
+            fixed=(
+                "model = dict(type='ToyClassifier')\nmodel_wrapper_cfg = dict(output_device=0)\n"
+            ),
+        ),
     ),
     check=_check,
     fixable=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, LaunchContext, Rule, RuleContext
 from cfglint.rules.launch_facts import events
 from cfglint.rules.schema import FALSY, value_at_key
@@ -18,11 +18,7 @@ CUDNN_FLAG = "torch.backends.cudnn.benchmark"
 
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
-    return (
-        f"`{ctx.key}={display_repr(value)}` asks for cuDNN autotuning, but target "
-        f"{ctx.target.name} "
-        "has no cuDNN"
-    )
+    return f"`{ctx.key}={brief_repr(value)}` asks for cuDNN autotuning, but the target has no cuDNN"
 
 
 def _harmless(value: object) -> bool:
@@ -46,8 +42,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
             continue
         yield Finding(
             CODE,
-            f"`{CUDNN_FLAG} = {display_repr(value.value)}` in the entry script asks for cuDNN "
-            f"autotuning, but target {ctx.declared.name} has no cuDNN",
+            f"`{CUDNN_FLAG} = {brief_repr(value.value)}` asks for cuDNN autotuning, but the "
+            "target has no cuDNN",
             CUDNN_FLAG,
             value,
             FixIntent(
@@ -80,10 +76,8 @@ RULE = Rule(
         "cuDNN on GCU). Through a launch, an entry script that sets "
         "`torch.backends.cudnn.benchmark = True` itself is reported at that line."
     ),
-    fix_doc=(
-        "Sets `env_cfg.cudnn_benchmark=False` (in the entry script: the flag to `False`). "
-        "Safe: there is no cuDNN to tune."
-    ),
+    fix_doc=("Sets `env_cfg.cudnn_benchmark=False` (in the entry script: the flag to `False`)."),
+    fix_safety="There is no cuDNN to tune.",
     valid=(
         Example("t20-gcu", "env_cfg = dict(cudnn_benchmark=False)\n"),
         Example("cuda", "env_cfg = dict(cudnn_benchmark=True)\n"),
@@ -91,8 +85,31 @@ RULE = Rule(
         Example("cpu", "env_cfg = dict(cudnn_benchmark=0, dist_cfg=dict(backend='gloo'))\n"),
     ),
     invalid=(
-        Example("t20-gcu", "env_cfg = dict(cudnn_benchmark=True)\n"),
-        Example("cpu", "env_cfg = dict(cudnn_benchmark=True, dist_cfg=dict(backend='gloo'))\n"),
+        Example(
+            "t20-gcu",
+            "model = dict(type='ToyClassifier')\nenv_cfg = dict(cudnn_benchmark=True)\n",
+            message=(
+                "`env_cfg.cudnn_benchmark=True` asks for cuDNN autotuning, but "
+                "the target has no cuDNN"
+            ),
+            location="config.py:2:32",
+            fixed=("model = dict(type='ToyClassifier')\nenv_cfg = dict(cudnn_benchmark=False)\n"),
+        ),
+        Example(
+            "cpu",
+            "model = dict(type='ToyClassifier')\n"
+            "env_cfg = dict(cudnn_benchmark=True, dist_cfg=dict(backend='gloo'))\n",
+            message=(
+                "`env_cfg.cudnn_benchmark=True` asks for cuDNN autotuning, but "
+                "the target has no cuDNN"
+            ),
+            location="config.py:2:32",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(cudnn_benchmark=False, "
+                "dist_cfg=dict(backend='gloo'))\n"
+            ),
+        ),
         Example(
             "t20-gcu",
             "model = dict(type='ToyClassifier')\n",
@@ -105,6 +122,22 @@ RULE = Rule(
             "cfg = Config.fromfile(parser.parse_args().config)\n"
             "torch.backends.cudnn.benchmark = True\n"
             "Runner.from_cfg(cfg).train()\n",
+            message=(
+                "`torch.backends.cudnn.benchmark = True` asks for cuDNN "
+                "autotuning, but the target has no cuDNN"
+            ),
+            location="entry.py:8:34",
+            fixed=(
+                "import argparse\n"
+                "import torch\n"
+                "from mmengine.config import Config\n"
+                "from mmengine.runner import Runner\n"
+                "parser = argparse.ArgumentParser()\n"
+                "parser.add_argument('config')\n"
+                "cfg = Config.fromfile(parser.parse_args().config)\n"
+                "torch.backends.cudnn.benchmark = False\n"
+                "Runner.from_cfg(cfg).train()\n"
+            ),
         ),
     ),
     check=_check,

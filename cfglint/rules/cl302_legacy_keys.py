@@ -72,7 +72,7 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
             value = None  # reported without a fix: the value cannot be moved as written
         yield Finding(
             CODE,
-            f"top-level `{key}` is an mmcv-1.x key MMEngine's Runner ignores: {_INSTEAD[key]}",
+            f"top-level `{key}` is an mmcv-1.x key the Runner ignores: {_INSTEAD[key]}",
             key,
             state.node,
             _move(root, key, value) if value is not None else None,
@@ -102,11 +102,12 @@ RULE = Rule(
     ),
     fix_doc=(
         "`dist_params` and `cudnn_benchmark` move to `env_cfg.dist_cfg` and "
-        "`env_cfg.cudnn_benchmark` when those are not set yet: exactly what the old key asked "
-        "for, now where the Runner reads it (safe). `fp16`, `gpu_ids` and `device` have no "
+        "`env_cfg.cudnn_benchmark` when those are not set yet. `fp16`, `gpu_ids` and `device` "
+        "have no "
         "exact equivalent (AMP depends on the target; the others are decided by MMEngine and "
         "the launcher) and are left to you."
     ),
+    fix_safety="It writes exactly what the old key asked for, where the Runner reads it.",
     valid=(
         Example("cuda", "env_cfg = dict(dist_cfg=dict(backend='nccl'), cudnn_benchmark=True)\n"),
         Example("cpu", "model = dict(type='ToyClassifier')\n"),
@@ -115,18 +116,56 @@ RULE = Rule(
         Example(
             "cuda",
             "model = dict(type='ToyClassifier')\ndist_params = dict(backend='nccl')\n",
-            message="top-level `dist_params` is an mmcv-1.x key MMEngine's Runner ignores: "
-            "set `env_cfg.dist_cfg`",
-            fixed="model = dict(type='ToyClassifier')\n\n"
-            "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n",
+            message=(
+                "top-level `dist_params` is an mmcv-1.x key the Runner ignores: "
+                "set `env_cfg.dist_cfg`"
+            ),
+            location="config.py:2:15",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "\n"
+                "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"
+            ),
         ),
         Example(
             "cuda",
+            "model = dict(type='ToyClassifier')\n"
             "cudnn_benchmark = True\nenv_cfg = dict(dist_cfg=dict(backend='nccl'))\n",
-            fixed="env_cfg = dict(dist_cfg=dict(backend='nccl'), cudnn_benchmark=True)\n",
+            message=(
+                "top-level `cudnn_benchmark` is an mmcv-1.x key the Runner "
+                "ignores: set `env_cfg.cudnn_benchmark`"
+            ),
+            location="config.py:2:19",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend='nccl'), "
+                "cudnn_benchmark=True)\n"
+            ),
         ),
-        Example("cpu", "fp16 = dict(loss_scale=512.0)\n"),
-        Example("cuda", "gpu_ids = [0, 1]\ndevice = 'cuda'\n"),
+        Example(
+            "cuda",
+            "model = dict(type='ToyClassifier')\nfp16 = dict(loss_scale=512.0)\n",
+            message=(
+                "top-level `fp16` is an mmcv-1.x key the Runner ignores: use "
+                "`optim_wrapper=dict(type='AmpOptimWrapper', ...)`"
+            ),
+            location="config.py:2:8",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "optim_wrapper = dict(type='AmpOptimWrapper', "
+                "optimizer=dict(type='SGD', lr=0.01), loss_scale=512.0)\n"
+            ),
+        ),
+        Example(
+            "cuda",
+            "model = dict(type='ToyClassifier')\ngpu_ids = [0, 1]\ndevice = 'cuda'\n",
+            message=(
+                "top-level `gpu_ids` is an mmcv-1.x key the Runner ignores: the "
+                "launcher decides the processes"
+            ),
+            location="config.py:2:11",
+            instead="model = dict(type='ToyClassifier')\n",
+        ),
     ),
     check=_check,
     fixable=True,

@@ -125,11 +125,14 @@ RULE = Rule(
     ),
     fix_doc=(
         "Moves the value into `model_wrapper_cfg` when that configures a DDP wrapper and does "
-        "not set the key itself: what the top-level key asked for, where `wrap_model` reads it "
-        "(safe). Removes the top-level key when `model_wrapper_cfg` sets the same value (safe: "
-        "nothing reads it); when it sets another value, no fix: which one you meant is yours "
+        "not set the key itself. Removes the top-level key when `model_wrapper_cfg` sets the "
+        "same value; when it sets another value, no fix: which one you meant is yours "
         "to say. Under FlexibleRunner, no fix: whether the strategy's `model_wrapper` takes "
         "the keyword depends on the strategy."
+    ),
+    fix_safety=(
+        "The moved value is what the top-level key asked for, where `wrap_model` reads it; a "
+        "removed key was read by nothing."
     ),
     valid=(
         Example("cuda", "find_unused_parameters = True\n"),
@@ -143,34 +146,69 @@ RULE = Rule(
     invalid=(
         Example(
             "cuda",
+            "model = dict(type='ToyClassifier')\n"
             "find_unused_parameters = True\n"
             "model_wrapper_cfg = dict(type='MMDistributedDataParallel')\n",
-            message="top-level `find_unused_parameters` is ignored because `model_wrapper_cfg` "
-            "is set: set it there",
-            fixed="model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
-            "find_unused_parameters=True)\n",
+            message=(
+                "top-level `find_unused_parameters` is ignored because "
+                "`model_wrapper_cfg` is set: set it there"
+            ),
+            location="config.py:2:26",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
+                "find_unused_parameters=True)\n"
+            ),
         ),
         Example(
             "cuda",
+            "model = dict(type='ToyClassifier')\n"
             "runner_type = 'FlexibleRunner'\nfind_unused_parameters = True\n"
             "strategy = dict(type='DDPStrategy')\n",
+            message=(
+                "top-level `find_unused_parameters` is ignored by "
+                "FlexibleRunner: set it in `strategy.model_wrapper`"
+            ),
+            location="config.py:3:26",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "runner_type = 'FlexibleRunner'\n"
+                "strategy = dict(\n"
+                "    type='DDPStrategy', "
+                "model_wrapper=dict(find_unused_parameters=True))\n"
+            ),
         ),
         Example(
             "cuda",
+            "model = dict(type='ToyClassifier')\n"
             "find_unused_parameters = True\n"
             "model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
             "find_unused_parameters=True)\n",
-            message="top-level `find_unused_parameters` is ignored; "
-            "`model_wrapper_cfg.find_unused_parameters` sets the same value",
-            fixed="model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
-            "find_unused_parameters=True)\n",
+            message=(
+                "top-level `find_unused_parameters` is ignored; "
+                "`model_wrapper_cfg.find_unused_parameters` sets the same value"
+            ),
+            location="config.py:2:26",
+            fixed=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(type='MMDistributedDataParallel', "
+                "find_unused_parameters=True)\n"
+            ),
         ),
         Example(
             "cuda",
+            "model = dict(type='ToyClassifier')\n"
             "find_unused_parameters = True\n"
             "model_wrapper_cfg = dict(find_unused_parameters=False)\n",
-            message="top-level `find_unused_parameters` is ignored: DDP gets "
-            "`model_wrapper_cfg.find_unused_parameters=False`",
+            message=(
+                "top-level `find_unused_parameters` is ignored: DDP gets "
+                "`model_wrapper_cfg.find_unused_parameters=False`"
+            ),
+            location="config.py:2:26",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(find_unused_parameters=True)\n"
+            ),
         ),
     ),
     check=_check,

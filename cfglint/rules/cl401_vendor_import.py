@@ -52,7 +52,6 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
     if switch is not None and (mmengine is None or order[id(switch)] < order[id(mmengine)]):
         return
     module = vendor.modules[0]
-    target = ctx.declared.name
     if mmengine is None:
         return  # mmengine comes through another module: cfglint cannot tell the order
     fix = FixIntent(
@@ -64,9 +63,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
     if switch is not None:
         yield Finding(
             CODE,
-            f"`{module}` is imported after mmengine (line {mmengine.span.line}): MMEngine has "
-            f"already chosen `{host.mmengine_device}` on target {target}, so the job trains on "
-            "the CPU",
+            f"`{module}` is imported after mmengine (line {mmengine.span.line}), too late: "
+            f"MMEngine resolves `{host.mmengine_device}`",
             module,
             None,
             fix,
@@ -75,8 +73,8 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
         return
     yield Finding(
         CODE,
-        f"MMEngine resolves `{host.mmengine_device}` on target {target}: no `{module}` import "
-        "before mmengine, so the job trains on the CPU",
+        f"no `{module}` import before mmengine: MMEngine resolves `{host.mmengine_device}` and "
+        "trains there",
         module,
         None,
         fix,
@@ -125,8 +123,10 @@ RULE = Rule(
     fix_doc=(
         "Inserts the target's import (`from torch_gcu import transfer_to_gcu  # noqa: F401` for "
         "`t20-gcu`) just before the script's first mmengine import, or right after its own "
-        "`import torch_gcu` (inside the same `try:` when it is guarded). Unsafe: the script "
-        "then needs the vendor library wherever it runs unless that import is guarded."
+        "`import torch_gcu` (inside the same `try:` when it is guarded)."
+    ),
+    fix_safety=(
+        "The script then needs the vendor library wherever it runs, unless that import is guarded."
     ),
     valid=(
         Example(
@@ -138,12 +138,47 @@ RULE = Rule(
         Example("cuda", "model = dict(type='ToyClassifier')\n", _BODY),
     ),
     invalid=(
-        Example("t20-gcu", _CONFIG, _BODY),
+        Example(
+            "t20-gcu",
+            _CONFIG,
+            _BODY,
+            message=(
+                "no `torch_gcu.transfer_to_gcu` import before mmengine: MMEngine "
+                "resolves `cpu` and trains there"
+            ),
+            location="entry.py:2:1",
+            fixed=(
+                "import argparse\n"
+                "from torch_gcu import transfer_to_gcu  # noqa: F401\n"
+                "from mmengine.config import Config\n"
+                "from mmengine.runner import Runner\n"
+                "parser = argparse.ArgumentParser()\n"
+                "parser.add_argument('config')\n"
+                "cfg = Config.fromfile(parser.parse_args().config)\n"
+                "Runner.from_cfg(cfg).train()\n"
+            ),
+        ),
         Example(
             "t20-gcu",
             _CONFIG,
             _BODY.replace(
                 "import Runner\n", "import Runner\nfrom torch_gcu import transfer_to_gcu\n"
+            ),
+            message=(
+                "`torch_gcu.transfer_to_gcu` is imported after mmengine (line "
+                "2), too late: MMEngine resolves `cpu`"
+            ),
+            location="entry.py:4:1",
+            fixed=(
+                "import argparse\n"
+                "from torch_gcu import transfer_to_gcu  # noqa: F401\n"
+                "from mmengine.config import Config\n"
+                "from mmengine.runner import Runner\n"
+                "from torch_gcu import transfer_to_gcu\n"
+                "parser = argparse.ArgumentParser()\n"
+                "parser.add_argument('config')\n"
+                "cfg = Config.fromfile(parser.parse_args().config)\n"
+                "Runner.from_cfg(cfg).train()\n"
             ),
         ),
     ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import brief
 from cfglint.rules.base import Example, Finding, LaunchContext, Rule
 from cfglint.rules.launch_facts import events, origin_at
 
@@ -16,8 +17,7 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
     for event in events(ctx.world, "cuda_call"):
         yield Finding(
             CODE,
-            f"`{event.name}` in the entry script needs CUDA, which target "
-            f"{ctx.declared.name} does not have",
+            f"`{brief(event.name)}` needs CUDA, which the target does not have",
             event.name,
             None,
             at=origin_at(event.span),
@@ -77,8 +77,18 @@ RULE = Rule(
             "t20-gcu",
             _CONFIG,
             _HEAD + "torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n" + _RUN,
+            message=("`torch.cuda.set_device` needs CUDA, which the target does not have"),
+            location="entry.py:9:1",
+            instead=(_HEAD + _RUN),
         ),
-        Example("cpu", _CONFIG, _HEAD + "device = torch.device('cuda:0')\n" + _RUN),
+        Example(
+            "cpu",
+            _CONFIG,
+            _HEAD + "device = torch.device('cuda:0')\n" + _RUN,
+            message=("`torch.device('cuda')` needs CUDA, which the target does not have"),
+            location="entry.py:9:10",
+            instead=(_HEAD + "device = torch.device('cpu')\n" + _RUN),
+        ),
     ),
     check=None,
     launch_check=_launch_check,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode
 
@@ -38,17 +39,13 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     if host.cuda:
         return
     vendor = host.vendor_import
-    unless = (
-        f" unless `{vendor.modules[0]}` is imported first"
-        if vendor is not None and vendor.cuda
-        else ""
-    )
+    unless = f" (without `{vendor.modules[0]}`)" if vendor is not None and vendor.cuda else ""
     for where, node in _device_strings(ctx.config.root, ""):
         if where == "device":
             continue  # a top-level `device` is never read at all (CL302)
         yield Finding(
             CODE,
-            f"`{where}={node.value!r}` needs CUDA, which target {ctx.target.name} lacks{unless}",
+            f"`{where}={brief_repr(node.value)}` needs CUDA, which the target lacks{unless}",
             where,
             node,
         )
@@ -86,12 +83,30 @@ RULE = Rule(
     invalid=(
         Example(
             "ascend-npu",
+            "model = dict(type='ToyClassifier')\n"
             "custom_hooks = [dict(type='EMAHook', device='cuda')]\n",
-            message="`custom_hooks.0.device='cuda'` needs CUDA, which target ascend-npu lacks "
-            "unless `torch_npu.contrib.transfer_to_npu` is imported first",
+            message=(
+                "`custom_hooks.0.device='cuda'` needs CUDA, which the target "
+                "lacks (without `torch_npu.contrib.transfer_to_npu`)"
+            ),
+            location="config.py:2:45",
+            instead=("model = dict(type='ToyClassifier')\ncustom_hooks = [dict(type='EMAHook')]\n"),
         ),
-        Example("cpu", "val_evaluator = dict(type='Accuracy', device='cuda:0')\n"),
-        Example("apple-mps", "load_cfg = dict(map_location='cuda')\n"),
+        Example(
+            "cpu",
+            "model = dict(type='ToyClassifier')\n"
+            "val_evaluator = dict(type='Accuracy', device='cuda:0')\n",
+            message=("`val_evaluator.device='cuda:0'` needs CUDA, which the target lacks"),
+            location="config.py:2:46",
+            instead=("model = dict(type='ToyClassifier')\nval_evaluator = dict(type='Accuracy')\n"),
+        ),
+        Example(
+            "apple-mps",
+            "model = dict(type='ToyClassifier')\nload_cfg = dict(map_location='cuda')\n",
+            message=("`load_cfg.map_location='cuda'` needs CUDA, which the target lacks"),
+            location="config.py:2:30",
+            instead=("model = dict(type='ToyClassifier')\nload_cfg = dict(map_location='cpu')\n"),
+        ),
     ),
     check=_check,
 )

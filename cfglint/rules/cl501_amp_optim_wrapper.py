@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.reprs import display_repr
+from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, Rule, RuleContext
 from cfglint.rules.schema import value_at_key
 from cfglint.rules.values import check_value
@@ -19,8 +19,8 @@ ASSERTION = (
 
 def _describe(ctx: RuleContext, value: object, is_default: bool) -> str:
     return (
-        f"`{ctx.key}={display_repr(value)}` fails on target {ctx.target.name}: it needs "
-        f"cuda/npu/mlu/musa, MMEngine resolves {ctx.target.host.mmengine_device!r}"
+        f"`{ctx.key}={brief_repr(value)}` needs cuda/npu/mlu/musa; MMEngine resolves "
+        f"{ctx.target.host.mmengine_device!r} on the target"
     )
 
 
@@ -45,6 +45,11 @@ _TRAIN = (
     "    cfg.optim_wrapper.type = 'AmpOptimWrapper'\n"
     "    cfg.optim_wrapper.loss_scale = 'dynamic'\n"
     "Runner.from_cfg(cfg).train()\n"
+)
+# With the vendor import first, MMEngine resolves 'cuda' on a T20 host: AMP's check holds.
+_TRAIN_VENDOR_FIRST = _TRAIN.replace(
+    "import argparse\n",
+    "import argparse\nimport torch_gcu\nfrom torch_gcu import transfer_to_gcu\n",
 )
 _SGD = "optimizer=dict(type='SGD', lr=0.01)"
 
@@ -84,26 +89,53 @@ RULE = Rule(
         Example(
             "t20-gcu",
             f"optim_wrapper = dict(type='OptimWrapper', {_SGD})\n",
-            _TRAIN.replace(
-                "import argparse\n",
-                "import argparse\nimport torch_gcu\nfrom torch_gcu import transfer_to_gcu\n",
-            ),
+            _TRAIN_VENDOR_FIRST,
             ("--amp",),
         ),
     ),
     invalid=(
         Example(
             "cpu",
+            "model = dict(type='ToyClassifier')\n"
             f"optim_wrapper = dict(type='AmpOptimWrapper', {_SGD})\n",
-            message="`optim_wrapper.type='AmpOptimWrapper'` fails on target cpu: it needs "
-            "cuda/npu/mlu/musa, MMEngine resolves 'cpu'",
+            message=(
+                "`optim_wrapper.type='AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
+                "MMEngine resolves 'cpu' on the target"
+            ),
+            location="config.py:2:27",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "optim_wrapper = dict(type='OptimWrapper', "
+                "optimizer=dict(type='SGD', lr=0.01))\n"
+            ),
         ),
-        Example("apple-mps", f"optim_wrapper = dict(type='AmpOptimWrapper', {_SGD})\n"),
+        Example(
+            "apple-mps",
+            "model = dict(type='ToyClassifier')\n"
+            f"optim_wrapper = dict(type='AmpOptimWrapper', {_SGD})\n",
+            message=(
+                "`optim_wrapper.type='AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
+                "MMEngine resolves 'mps' on the target"
+            ),
+            location="config.py:2:27",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "optim_wrapper = dict(type='OptimWrapper', "
+                "optimizer=dict(type='SGD', lr=0.01))\n"
+            ),
+        ),
         Example(
             "t20-gcu",
+            "model = dict(type='ToyClassifier')\n"
             f"optim_wrapper = dict(type='OptimWrapper', {_SGD})\n",
             _TRAIN,
             ("--amp",),
+            message=(
+                "`optim_wrapper.type='AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
+                "MMEngine resolves 'cpu' on the target"
+            ),
+            location="entry.py:10:30",
+            instead=_TRAIN_VENDOR_FIRST,
         ),
     ),
     check=_check,

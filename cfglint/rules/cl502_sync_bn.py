@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
 from cfglint.rules.keys import Present, key_state
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode
@@ -46,8 +47,8 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     for where, node in found[:1]:  # one finding per config: the first layer the model builds
         yield Finding(
             CODE,
-            f"SyncBN at `{where}` fails in distributed training on target {ctx.target.name}: "
-            f"SyncBatchNorm rejects {device!r} tensors",
+            f"SyncBN at `{where}` fails in distributed training: SyncBatchNorm rejects "
+            f"{device!r} tensors",
             where,
             node,
         )
@@ -59,8 +60,8 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     ):
         yield Finding(
             CODE,
-            f"`sync_bn={sync_bn.node.value!r}` converts BatchNorm to SyncBatchNorm, which "
-            f"rejects {device!r} tensors on target {ctx.target.name}",
+            f"`sync_bn={brief_repr(sync_bn.node.value)}` converts BatchNorm to SyncBatchNorm, "
+            f"which rejects {device!r} tensors",
             "sync_bn",
             sync_bn.node,
         )
@@ -105,10 +106,26 @@ RULE = Rule(
             "cpu",
             _LAUNCHED + "norm_cfg = dict(type='SyncBN', requires_grad=True)\n"
             "model = dict(type='M', backbone=dict(norm_cfg=norm_cfg))\n",
-            message="SyncBN at `norm_cfg` fails in distributed training on target cpu: "
-            "SyncBatchNorm rejects 'cpu' tensors",
+            message=(
+                "SyncBN at `norm_cfg` fails in distributed training: "
+                "SyncBatchNorm rejects 'cpu' tensors"
+            ),
+            location="config.py:2:22",
+            instead=(
+                "launcher = 'pytorch'\n"
+                "norm_cfg = dict(type='BN', requires_grad=True)\n"
+                "model = dict(type='M', backbone=dict(norm_cfg=norm_cfg))\n"
+            ),
         ),
-        Example("apple-mps", _LAUNCHED + "sync_bn = 'torch'\n"),
+        Example(
+            "apple-mps",
+            "model = dict(type='ToyClassifier')\n" + _LAUNCHED + "sync_bn = 'torch'\n",
+            message=(
+                "`sync_bn='torch'` converts BatchNorm to SyncBatchNorm, which rejects 'mps' tensors"
+            ),
+            location="config.py:3:11",
+            instead=("model = dict(type='ToyClassifier')\nlauncher = 'pytorch'\n"),
+        ),
     ),
     check=_check,
 )

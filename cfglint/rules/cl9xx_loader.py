@@ -34,7 +34,15 @@ RULES = (
         "The config (or one of its bases) is not valid Python, YAML or JSON.",
         _RESOLVE_WHY,
         (Example("cpu", "model = dict(type='ToyClassifier')\n"),),
-        (Example("cpu", "model = dict(type='ToyClassifier'\n"),),
+        (
+            Example(
+                "cpu",
+                "model = dict(type='ToyClassifier'\n",
+                message="syntax error: '(' was never closed",
+                location="config.py:1:13",
+                instead="model = dict(type='ToyClassifier')\n",
+            ),
+        ),
     ),
     _loader_rule(
         "CL902",
@@ -63,7 +71,14 @@ RULES = (
         "`mmdet`).",
         _RESOLVE_WHY,
         (Example("cpu", "_base_ = []\nmodel = dict(type='ToyClassifier')\n"),),
-        (Example("cpu", "_base_ = ['./does_not_exist.py']\n"),),
+        (
+            Example(
+                "cpu",
+                "_base_ = ['./does_not_exist.py']\n",
+                message="`_base_` file not found: ./does_not_exist.py (does_not_exist.py)",
+                location="config.py:1:10",
+            ),
+        ),
     ),
     _loader_rule(
         "CL904",
@@ -89,7 +104,17 @@ RULES = (
         "cannot be called while the config is read).",
         _RESOLVE_WHY,
         (),
-        (Example("cpu", "x = {{_base_.nothing}}\n"),),
+        (
+            Example(
+                "cpu",
+                "x = {{_base_.nothing}}\n",
+                message=(
+                    "`{{_base_.nothing}}`: the bases do not define `nothing` (once "
+                    "`config.py` has run)"
+                ),
+                location="config.py:1:5",
+            ),
+        ),
     ),
     _loader_rule(
         "CL906",
@@ -115,9 +140,33 @@ RULES = (
         (
             Example(
                 "t20-gcu",
-                "import os\nenv_cfg = dict(dist_cfg=dict(backend=os.environ['BACKEND']))\n",
+                "import os\nmodel = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend=os.environ['BACKEND']))\n",
+                message=(
+                    "cannot evaluate `os.environ['BACKEND']` (`os.environ` is not "
+                    "config data); CL101 needs `env_cfg.dist_cfg.backend`"
+                ),
+                location="config.py:3:38",
+                instead=(
+                    "import os\n"
+                    "model = dict(type='ToyClassifier')\n"
+                    "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"
+                ),
             ),
-            Example("t20-gcu", "model_wrapper_cfg = dict(type='MyCustomDDP')\n"),
+            Example(
+                "t20-gcu",
+                "model = dict(type='ToyClassifier')\n"
+                "model_wrapper_cfg = dict(type='MyCustomDDP')\n",
+                message=(
+                    "`MyCustomDDP` may subclass DDP and get device_ids=[LOCAL_RANK]: "
+                    "write `device_ids=None` in `model_wrapper_cfg`"
+                ),
+                location="config.py:2:31",
+                instead=(
+                    "model = dict(type='ToyClassifier')\n"
+                    "model_wrapper_cfg = dict(type='MyCustomDDP', device_ids=None)\n"
+                ),
+            ),
         ),
         fix_doc=(
             "No automatic fix: write the value as a literal. If the rule that needs it does not "

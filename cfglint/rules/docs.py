@@ -1,16 +1,22 @@
 """A rule's documentation page, rendered from the rule itself (docs/rules/ and `cfglint rule`).
 
-`python -m cfglint.rules.docs docs/rules` rewrites the pages; a test keeps them in sync.
+The page is laid out as ruff's are: what the rule checks, why it breaks training, each flagged
+example with what `cfglint check` reports for it and what to use instead, the examples that pass,
+the fix and its safety. `python -m cfglint.rules.docs docs/rules` rewrites the pages; a test keeps
+them in sync, and tests/rules runs every example's command and compares what it prints.
 """
 
 from __future__ import annotations
 
+import functools
+import shlex
 import sys
 from pathlib import Path
 
 from cfglint.codes import CODES
 from cfglint.rules import ALL_RULES
 from cfglint.rules.base import Example, Rule
+from cfglint.targets import TargetRegistry
 
 _SCOPES = {
     "policy": "on the targets whose file configures it",
@@ -26,21 +32,95 @@ _FIXES = {
 }
 
 
-def _example_block(example: Example) -> str:
+@functools.cache
+def _shipped() -> TargetRegistry:
+    return TargetRegistry()
+
+
+def check_arguments(example: Example) -> list[str]:
+    """The `cfglint check` arguments that report the example, run in the folder holding its
+    `config.py` (and `entry.py`)."""
+    words = ["check", "--target", example.target]
+    if example.entry is not None:
+        words += ["--entry", "entry.py"]
+        if example.arguments:
+            words.append("--entry-args=" + shlex.join(example.arguments))
+    return [*words, "config.py"]
+
+
+def fix_is_safe(code: str, target: str) -> bool:
+    """Whether plain `cfglint fix` applies the rule's fix on the target (no `--unsafe-fixes`)."""
+    kind = CODES[code].fix
+    if kind != "target":
+        return kind == "safe"
+    found = _shipped().get(target).policy_for(code)
+    fix = found[1].fix if found is not None else None
+    return fix is None or fix.safe
+
+
+def reported_line(rule: Rule, example: Example) -> str:
+    """The line `cfglint check` prints for an INVALID example (`[*]`: plain `--fix` fixes it)."""
+    fixable = example.fixed is not None and fix_is_safe(rule.code, example.target)
+    return f"{example.location}: {rule.code}{' [*]' if fixable else ''} {example.message}"
+
+
+def _code_block(text: str, file: str | None = None) -> str:
+    label = f"# {file}\n" if file is not None else ""
+    return f"```python\n{label}{text.rstrip()}\n```\n"
+
+
+def _example_block(rule: Rule, example: Example, flagged: bool) -> str:
     if example.entry is None:
-        block = f"Target `{example.target}`:\n\n```python\n{example.config.rstrip()}\n```\n"
+        block = f"Target `{example.target}`:\n\n{_code_block(example.config)}"
     else:
         command = " ".join(("python entry.py config.py", *example.arguments))
         block = (
             f"Target `{example.target}`, launched as `{command}`:\n\n"
-            f"```python\n# config.py\n{example.config.rstrip()}\n```\n\n"
-            f"```python\n# entry.py\n{example.entry.rstrip()}\n```\n"
+            f"{_code_block(example.config, 'config.py')}\n{_code_block(example.entry, 'entry.py')}"
         )
-    if example.message is not None:
-        block += f"\nReported as:\n\n```\n{example.message}\n```\n"
+    if not flagged or example.message is None:
+        return block
+    command = shlex.join(["cfglint", *check_arguments(example)])
+    block += f"\n`{command}` reports:\n\n```\n{reported_line(rule, example)}\n```\n"
+    named = example.file if example.entry is not None else None
     if example.fixed is not None:
-        block += f"\n`cfglint fix` writes:\n\n```python\n{example.fixed.rstrip()}\n```\n"
+        safe = fix_is_safe(rule.code, example.target)
+        fix = "cfglint fix" if safe else "cfglint fix --unsafe-fixes"
+        block += f"\nUse instead (what `{fix}` writes):\n\n{_code_block(example.fixed, named)}"
+    elif example.instead is not None:
+        block += f"\nUse instead:\n\n{_code_block(example.instead, named)}"
     return block
+
+
+def _fix_safety(rule: Rule) -> str | None:
+    kind = CODES[rule.code].fix
+    if kind == "none":
+        return None
+    if kind == "safe":
+        said = "The fix is safe: `cfglint fix` applies it."
+    elif kind == "unsafe":
+        said = "The fix is unsafe: `cfglint fix` applies it only with `--unsafe-fixes`."
+    else:
+        said = (
+            "Each target file says what the fix writes and whether it is safe "
+            "(`fix: {value: ..., safe: true}`); on the shipped targets: "
+            + _shipped_safety(rule.code)
+            + "."
+        )
+    return f"{said} {rule.fix_safety}".rstrip()
+
+
+def _shipped_safety(code: str) -> str:
+    safe: list[str] = []
+    unsafe: list[str] = []
+    for name in _shipped().names():
+        found = _shipped().get(name).policy_for(code)
+        if found is not None and found[1].fix is not None:
+            (safe if found[1].fix.safe else unsafe).append(f"`{name}`")
+    said = [f"safe on {', '.join(safe)}"] if safe else []
+    if unsafe:
+        said.append(f"unsafe on {', '.join(unsafe)}")
+    return "; ".join(said) or "no fix"
 
 
 def render_rule(rule: Rule) -> str:
@@ -51,12 +131,17 @@ def render_rule(rule: Rule) -> str:
         f"Severity: {entry.severity}. Runs: {_SCOPES[entry.scope]}. Fix: {_FIXES[entry.fix]}.\n",
         f"## What it checks\n\n{rule.what}\n",
         f"## Why it breaks training\n\n{rule.why}\n",
-        f"## Fix\n\n{rule.fix_doc}\n",
     ]
     if rule.invalid:
-        parts.append("## Flagged\n\n" + "\n".join(_example_block(e) for e in rule.invalid))
+        blocks = (_example_block(rule, e, flagged=True) for e in rule.invalid)
+        parts.append("## Flagged\n\n" + "\n".join(blocks))
     if rule.valid:
-        parts.append("## Not flagged\n\n" + "\n".join(_example_block(e) for e in rule.valid))
+        blocks = (_example_block(rule, e, flagged=False) for e in rule.valid)
+        parts.append("## Not flagged\n\n" + "\n".join(blocks))
+    parts.append(f"## Fix\n\n{rule.fix_doc}\n")
+    safety = _fix_safety(rule)
+    if safety is not None:
+        parts.append(f"## Fix safety\n\n{safety}\n")
     return "\n".join(parts)
 
 

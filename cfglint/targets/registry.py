@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cfglint.errors import UserError
+from cfglint.suggest import did_you_mean
 from cfglint.targets.load import (
     RawTarget,
     Target,
@@ -145,8 +146,7 @@ class TargetRegistry:
 
     def _chain(self, name: str) -> list[RawTarget]:
         if name not in self._raw:
-            known = ", ".join(self.names())
-            raise UserError(f"unknown target {name!r} (known targets: {known})")
+            raise UserError(unknown_target(name, self.names()))
         chain = [self._raw[name]]
         seen = {name}
         while (parent := chain[-1].data.get("extends")) is not None:
@@ -157,3 +157,8 @@ class TargetRegistry:
             seen.add(parent)
             chain.append(self._raw[parent])
         return chain
+
+
+def unknown_target(name: str, known: Sequence[str]) -> str:
+    """The message for a target name no target file defines, with the closest name."""
+    return f"unknown target {name!r}{did_you_mean(name, known)} (known: {', '.join(known)})"

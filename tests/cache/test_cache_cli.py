@@ -275,3 +275,15 @@ def test_a_package_installed_for_a_pkg_base_is_seen(tmp_path: Path) -> None:
     installed, how = run(project, "check", env=env)
     assert how == "checked" and "CL903" not in installed.stdout
     assert installed == run(project, "check", "--no-cache", env=env)[0]
+
+
+def test_a_replayed_run_writes_the_output_file_too(tree: Path) -> None:
+    report = tree.parent / "reports" / "cfglint.txt"
+    first, how = run(tree, "check", "--output-file", str(report))
+    assert (how, first.stdout) == ("checked", "")
+    written = report.read_text(encoding="utf-8")
+    assert written == cold(tree).stdout
+    report.unlink()
+    second, how = run(tree, "check", "--output-file", str(report))
+    assert (how, second.stdout, second.exit_code) == ("replayed", "", first.exit_code)
+    assert report.read_text(encoding="utf-8") == written

@@ -37,7 +37,7 @@ TWO_TARGETS = (
 )
 FLAGGED = (
     "configs/_base_/runtime.py:4:61: CL101 {fixable}`env_cfg.dist_cfg.backend` is 'nccl', "
-    "which does not work on target t20-gcu: use 'gloo' or 'eccl' [t20-gcu]\n"
+    "which does not work on the target: use 'gloo' or 'eccl'\n"
     "  = applies to 1 config: configs/gcu/retinanet.py\n"
 )
 

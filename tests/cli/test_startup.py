@@ -54,7 +54,9 @@ def heavy_imports(*args: str, cwd: Path | None = None) -> list[str]:
     return [line for line in completed.stderr.splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize("args", [("--version",), ("check", "--help"), ("fix", "--help")])
+@pytest.mark.parametrize(
+    "args", [("--version",), ("-V",), ("check", "--help"), ("fix", "--help")]
+)
 def test_version_and_help_import_nothing_heavy(args: tuple[str, ...]) -> None:
     assert heavy_imports(*args) == []
 

@@ -264,13 +264,14 @@ def test_a_spanning_model_whose_config_already_sets_device_ids_none_is_not_told_
     assert "written out" not in text
 
 
-def test_a_split_model_gathered_by_mmengines_placement_is_reported() -> None:
-    _, text = judge(CUDA, wrapped(0, ("cuda:0", "cuda:1"), ("cuda:0",)))
+def test_a_split_model_gathered_by_mmengines_placement_is_a_warning() -> None:
+    report, text = judge(CUDA, wrapped(0, ("cuda:0", "cuda:1"), ("cuda:0",)))
     assert (
-        "rank 0: the model was built across {cuda:0, cuda:1}; Runner.wrap_model's "
-        "model.to(get_device()) gathered it onto {cuda:0}"
+        "warning: rank 0: the model was built across {cuda:0, cuda:1}, and Runner.wrap_model's "
+        "model.to(get_device()) gathered it onto {cuda:0}: its model parallelism is lost\n"
     ) in text
     assert "span several devices" not in text
+    assert report.exit_code == 0  # it trains, on one device per rank
 
 
 # --- ranks that did not finish ------------------------------------------------------------

@@ -35,7 +35,7 @@ def test_strategies_are_checked_and_fixed_where_the_strategy_reads_them(tmp_path
         "configs/ddp_out.py:5:75: CL202",
         "configs/no_strategy.py:1:1: CL201",
     ]
-    assert "no `strategy.model_wrapper`: FlexibleRunner's DDPStrategy wraps the model" in (
+    assert "no `strategy.model_wrapper`: DDPStrategy's default wrap gets device_ids=" in (
         check.stdout
     )
     fixed = run_cli("fix", "--target", "t20-gcu", "configs", cwd=tmp_path)

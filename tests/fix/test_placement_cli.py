@@ -317,7 +317,7 @@ def test_a_leaf_inherited_by_a_config_of_another_target_is_not_changed(tmp_path:
     before = snapshot(tmp_path)
     result = run_cli("fix", cwd=tmp_path)
     assert result.exit_code == 1
-    assert "Fixed" not in result.stdout and "Found 1 error." in result.stdout
+    assert "Fixed" not in result.stdout and "Found 1 error on target t20-gcu." in result.stdout
     assert snapshot(tmp_path) == before
     assert (
         "cfglint: warning: l0.py: fix reverted: it would also change `env_cfg.dist_cfg` of l1.py\n"

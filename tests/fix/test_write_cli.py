@@ -31,7 +31,11 @@ def test_a_read_only_file_is_refused_even_for_root(tmp_path: Path) -> None:
     )
     assert (tmp_path / "a.py").read_text() == BROKEN
     assert (tmp_path / "b.py").read_text() == FIXED
-    assert result.stdout.splitlines()[-2:] == ["Fixed 1 error.", "Found 1 error."]
+    assert result.stdout.splitlines()[-3:] == [
+        "Fixed 1 error.",
+        "Found 1 error on target t20-gcu.",
+        "Exit code 2: 1 file could not be written.",
+    ]
     assert (tmp_path / "a.py").stat().st_mode & 0o777 == 0o444
 
 
@@ -105,7 +109,8 @@ def test_fixed_counts_only_violations_that_are_gone(tmp_path: Path) -> None:
     assert [name for name in after if after[name] != before[name]] == ["ok.py"]
     assert result.stdout == (
         "shared.py:3:61: CL101 `env_cfg.dist_cfg.backend` is 'nccl', which does not work on "
-        "target t20-gcu: use 'gloo' or 'eccl' [t20-gcu]\n"
+        "the target: use 'gloo' or 'eccl'\n"
+        "  see: cfglint rule CL101\n"
         "Fixed 1 error.\n"
-        "Found 1 error.\n"
+        "Found 1 error on target t20-gcu.\n"
     )

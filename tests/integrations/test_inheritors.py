@@ -88,7 +88,7 @@ def test_a_base_named_with_one_of_its_leaves_still_checks_the_others(examples: P
     alone = run_cli("check", BASE, cwd=examples)
     together = run_cli("check", BASE, CUDA_LEAF, cwd=examples)
     assert alone.exit_code == together.exit_code == 1
-    assert "Found 9 errors." in alone.stdout
+    assert "Found 9 errors on target t20-gcu." in alone.stdout
     assert together.stdout == alone.stdout
 
 

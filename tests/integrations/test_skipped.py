@@ -53,6 +53,7 @@ def test_data_files_are_skipped_with_a_warning_and_lazy_configs_checked(project:
         assert result.exit_code == 0, result.stdout + result.stderr
         assert result.stdout == (
             "configs/coco/classes.json:1:1: CL907 not a config (the top level is a list): skipped\n"
+            "  see: cfglint rule CL907\n"
             "Found 1 warning.\n"
         )
     (project / "configs/_base_/runtime.py").write_text(RUNTIME.replace("gloo", "nccl"))
@@ -96,7 +97,7 @@ def test_warnings_do_not_hide_errors(project: Path) -> None:
     )
     result = run_cli("check", "configs", cwd=project)
     assert result.exit_code == 1, result.stdout + result.stderr
-    assert "Found 1 error and 1 warning." in result.stdout
+    assert "Found 1 error and 1 warning on target t20-gcu." in result.stdout
 
 
 def test_as_a_base_the_same_files_still_break_the_config(project: Path) -> None:

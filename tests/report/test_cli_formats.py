@@ -154,8 +154,8 @@ def test_json_and_text_agree_on_the_examples() -> None:
     as_text = run_cli("check", ".", cwd=EXAMPLES)
     items = json.loads(as_json.stdout)
     assert as_text.stdout.endswith(
-        f"Found {len(items)} errors.\n[*] 6 fixable with the `--fix` option (2 hidden fixes can "
-        "be enabled with the `--unsafe-fixes` option).\n"
+        f"Found {len(items)} errors on target t20-gcu.\n[*] 6 fixable with the `--fix` option "
+        "(2 hidden fixes can be enabled with the `--unsafe-fixes` option).\n"
     )
     for item in items:
         relative = item["filename"].removeprefix(str(EXAMPLES) + "/")

@@ -15,19 +15,21 @@ EXPECTED = "".join(
     line + "\n"
     for line in [
         "configs/_base_/runtime.py:2:21: CL301 [*] `env_cfg.cudnn_benchmark=True` has no effect"
-        " without cuDNN [t20-gcu]",
+        " without cuDNN",
         "  = applies to 2 configs: configs/dinov3/a.py, configs/dinov3/b.py",
         "  help: Set `cudnn_benchmark=False`",
-        "configs/_base_/runtime.py:3:27: CL101 backend 'nccl' needs NVIDIA GPUs [t20-gcu]",
+        "configs/_base_/runtime.py:3:27: CL101 backend 'nccl' needs NVIDIA GPUs",
         "  = applies to 2 configs: configs/dinov3/a.py, configs/dinov3/b.py",
         "  help: Remove `dist_cfg` (unsafe fix: apply with `--fix --unsafe-fixes`)",
         "configs/broken.py:1:11: CL901 cannot resolve `_base_`: '../missing.py' does not exist",
+        "  see: cfglint rule CL901",
         "configs/dinov3/a.py:2:48: CL203 [*] device_ids=[0]: every rank uses card 0, 100% of the"
         " load",
-        "  on one card [t20-gcu]",
+        "  on one card",
         "  help: Set `device_ids=None`",
-        "configs/dinov3/b.py:2:21: CL201 `model_wrapper_cfg` leaves `device_ids` unset [t20-gcu]",
-        "Found 5 errors.",
+        "configs/dinov3/b.py:2:21: CL201 `model_wrapper_cfg` leaves `device_ids` unset",
+        "  see: cfglint rule CL201",
+        "Found 5 errors on target t20-gcu.",
         "[*] 2 fixable with the `--fix` option (1 hidden fix can be enabled with the"
         " `--unsafe-fixes` option).",
     ]
@@ -42,13 +44,15 @@ def test_unsafe_fixes_count_as_fixable_when_enabled(sample: Sample) -> None:
     output = render(sample.violations, "text", sample.context(unsafe_fixes=True))
     assert "configs/_base_/runtime.py:3:27: CL101 [*] backend 'nccl'" in output
     assert "  help: Remove `dist_cfg`\n" in output
-    assert output.endswith("Found 5 errors.\n[*] 3 fixable with the `--fix` option.\n")
+    assert output.endswith(
+        "Found 5 errors on target t20-gcu.\n[*] 3 fixable with the `--fix` option.\n"
+    )
 
 
 def test_only_hidden_fixes(sample: Sample) -> None:
     output = render([sample.by_code("CL101")], "text", sample.context())
     assert output.endswith(
-        "Found 1 error.\n"
+        "Found 1 error on target t20-gcu.\n"
         "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option).\n"
     )
 
@@ -64,13 +68,13 @@ def test_clean_and_fixed_summaries(sample: Sample) -> None:
     fixed = render([], "text", sample.context(fixed_count=2))
     assert fixed == "Fixed 2 errors.\nAll checks passed!\n"
     remaining = render([sample.by_code("CL201")], "text", sample.context(fixed_count=1))
-    assert remaining.endswith("Fixed 1 error.\nFound 1 error.\n")
+    assert remaining.endswith("Fixed 1 error.\nFound 1 error on target t20-gcu.\n")
 
 
 def test_warnings_are_counted_apart(sample: Sample) -> None:
     warning = dataclasses.replace(sample.by_code("CL201"), severity="warning")
     output = render([warning, sample.by_code("CL901")], "text", sample.context())
-    assert output.endswith("Found 1 error and 1 warning.\n")
+    assert output.endswith("Found 1 error and 1 warning on target t20-gcu.\n")
 
 
 def test_long_config_lists_are_shortened(sample: Sample) -> None:
@@ -122,3 +126,24 @@ def test_every_format_ends_with_a_newline(sample: Sample) -> None:
 def test_unknown_format_is_a_user_error(sample: Sample) -> None:
     with pytest.raises(UserError, match="unknown output format 'xml'"):
         render(sample.violations, "xml", sample.context())
+
+
+def test_a_run_mixing_targets_tags_each_finding_and_names_them_all(sample: Sample) -> None:
+    cuda = dataclasses.replace(sample.by_code("CL201"), target="cuda")
+    output = render([sample.by_code("CL203"), cuda], "text", sample.context())
+    assert (
+        "configs/dinov3/b.py:2:21: CL201 `model_wrapper_cfg` leaves `device_ids` unset [cuda]\n"
+    ) in output
+    assert "  on one card [t20-gcu]\n" in output
+    assert "Found 2 errors on targets cuda and t20-gcu.\n" in output
+
+
+def test_why_the_exit_code_is_2_comes_last(sample: Sample) -> None:
+    reasons = ("2 configs could not be resolved", "1 error on stderr")
+    failed = render([sample.by_code("CL901")], "text", sample.context(exit_reasons=reasons))
+    assert failed.endswith(
+        "Found 1 error.\nExit code 2: 2 configs could not be resolved; 1 error on stderr.\n"
+    )
+    # Nothing checked and nothing found: the reason alone, never "All checks passed!".
+    nothing = render([], "text", sample.context(exit_reasons=reasons[1:], complete=False))
+    assert nothing == "Exit code 2: 1 error on stderr.\n"

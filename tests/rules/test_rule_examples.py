@@ -12,7 +12,7 @@ from cfglint.launch.explore import explore
 from cfglint.loader import Loader
 from cfglint.rules import ALL_RULES, CHECK_RULES
 from cfglint.rules.base import Example, Rule, examples_in
-from cfglint.rules.docs import pages
+from cfglint.rules.docs import check_arguments, fix_is_safe, pages, reported_line
 from cfglint.targets import TargetRegistry
 from cfglint.types import Launch, LoadFailure, ResolvedConfig
 
@@ -72,34 +72,63 @@ def test_rule_pages_are_current() -> None:
         assert (folder / name).read_text(encoding="utf-8") == text, f"regenerate docs/rules/{name}"
 
 
-def _launchable(config: str) -> str:
-    """The example as a leaf `check` reports on: a config without `model` is a fragment."""
-    return config if "model = " in config else "model = dict(type='M')\n" + config
-
-
+# The findings a user reads: what `cfglint check` prints for each INVALID example, on its page.
 PINNED = [(rule, example) for rule, example, ok in CASES if not ok and example.message]
 FIXED = [(rule, example) for rule, example, ok in CASES if not ok and example.fixed is not None]
+INSTEAD = [(rule, example) for rule, example, ok in CASES if not ok and example.instead]
 
 
-@pytest.mark.parametrize(
-    ("rule", "example"), PINNED, ids=[f"{rule.code}-{i}" for i, (rule, _) in enumerate(PINNED)]
-)
-def test_check_prints_the_message_the_page_shows(
+def _ids(cases: list[tuple[Rule, Example]]) -> list[str]:
+    return [f"{rule.code}-{i}" for i, (rule, _) in enumerate(cases)]
+
+
+def _write(tmp_path: Path, example: Example, **replaced: str) -> None:
+    """The example's config.py (and entry.py), with `replaced` files written instead."""
+    files = {"config.py": example.config}
+    if example.entry is not None:
+        files["entry.py"] = example.entry
+    files.update(replaced)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+
+
+def test_every_invalid_example_pins_what_the_user_sees_and_what_to_write() -> None:
+    for rule, example, ok in CASES:
+        if ok or rule not in CHECK_RULES:
+            continue
+        assert example.message and example.location, (rule.code, example.config)
+        assert (example.fixed is None) != (example.instead is None), (rule.code, example.config)
+
+
+@pytest.mark.parametrize(("rule", "example"), PINNED, ids=_ids(PINNED))
+def test_short_messages_that_leave_the_target_to_the_summary(rule: Rule, example: Example) -> None:
+    assert example.message is not None
+    assert len(example.message) <= 120, example.message
+    assert f"target {example.target}" not in example.message
+
+
+@pytest.mark.parametrize(("rule", "example"), PINNED, ids=_ids(PINNED))
+def test_check_prints_the_line_the_page_shows(tmp_path: Path, rule: Rule, example: Example) -> None:
+    _write(tmp_path, example)
+    result = run_cli(*check_arguments(example), cwd=tmp_path)
+    assert reported_line(rule, example) in result.stdout.splitlines(), result.stdout
+
+
+@pytest.mark.parametrize(("rule", "example"), FIXED, ids=_ids(FIXED))
+def test_fix_writes_what_the_page_shows(tmp_path: Path, rule: Rule, example: Example) -> None:
+    _write(tmp_path, example)
+    command, *rest = check_arguments(example)
+    unsafe = [] if fix_is_safe(rule.code, example.target) else ["--unsafe-fixes"]
+    result = run_cli(command, "--fix", "--select", rule.code, *unsafe, *rest, cwd=tmp_path)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert (tmp_path / example.file).read_text(encoding="utf-8") == example.fixed
+
+
+@pytest.mark.parametrize(("rule", "example"), INSTEAD, ids=_ids(INSTEAD))
+def test_what_the_page_says_to_use_instead_passes(
     tmp_path: Path, rule: Rule, example: Example
 ) -> None:
-    (tmp_path / "leaf_config.py").write_text(_launchable(example.config), encoding="utf-8")
-    result = run_cli("check", "--target", example.target, "leaf_config.py", cwd=tmp_path)
-    lines = result.stdout.splitlines()
-    assert any(f" {rule.code} " in line and example.message in line for line in lines), lines
-
-
-@pytest.mark.parametrize(
-    ("rule", "example"), FIXED, ids=[f"{rule.code}-{i}" for i, (rule, _) in enumerate(FIXED)]
-)
-def test_fix_writes_what_the_page_shows(tmp_path: Path, rule: Rule, example: Example) -> None:
-    config = tmp_path / "leaf_config.py"
-    config.write_text(_launchable(example.config), encoding="utf-8")
-    result = run_cli("check", "--fix", "--target", example.target, "leaf_config.py", cwd=tmp_path)
-    assert result.exit_code == 0, result.stdout + result.stderr
-    assert example.fixed is not None
-    assert config.read_text(encoding="utf-8") == _launchable(example.fixed)
+    assert example.instead is not None
+    _write(tmp_path, example, **{example.file: example.instead})
+    result = run_cli(*check_arguments(example), cwd=tmp_path)
+    assert result.stdout and f": {rule.code} " not in result.stdout, result.stdout

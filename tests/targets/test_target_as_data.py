@@ -76,13 +76,15 @@ def project(tmp_path: Path) -> Path:
 def test_check_and_fix_use_the_extra_target(project: Path) -> None:
     checked = run_cli("check", "job.py", cwd=project)
     assert checked.exit_code == 1, checked.stderr
-    assert checked.stdout.splitlines()[:4] == [
-        "job.py:5:27: CL501 `optim_wrapper.type='AmpOptimWrapper'` fails on target riscv-xpu: "
-        "it needs cuda/npu/mlu/musa, MMEngine resolves 'cpu' [riscv-xpu]",
+    assert checked.stdout.splitlines()[:6] == [
+        "job.py:5:27: CL501 `optim_wrapper.type='AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
+        "MMEngine resolves 'cpu' on the target",
+        "  see: cfglint rule CL501",
         "job.py:6:38: CL101 [*] `env_cfg.dist_cfg.backend` is 'nccl', which does not work on "
-        "target riscv-xpu: use 'gloo' [riscv-xpu]",
+        "the target: use 'gloo'",
         "  help: Set `env_cfg.dist_cfg.backend` to 'gloo'",
-        "Found 2 errors.",
+        "Found 2 errors on target riscv-xpu.",
+        "[*] 1 fixable with the `--fix` option.",
     ]
     fixed = run_cli("check", "--fix", "job.py", cwd=project)
     assert fixed.exit_code == 1  # CL501 has no fix
@@ -93,7 +95,7 @@ def test_check_and_fix_use_the_extra_target(project: Path) -> None:
 
 def test_targets_lists_shows_and_exports_the_extra_target(project: Path) -> None:
     listed = run_cli("targets", cwd=project)
-    assert "riscv-xpu           xpu   host resolves cpu   RISC-V XPU boards" in listed.stdout
+    assert "riscv-xpu           xpu     cpu                RISC-V XPU boards" in listed.stdout
     shown = run_cli("targets", "riscv-xpu", cwd=project).stdout
     assert "  host: MMEngine resolves 'cpu'; torch.cuda calls fail" in shown
     assert (
@@ -174,9 +176,10 @@ def test_an_info_finding_never_fails_check(tmp_path: Path) -> None:
     result = run_cli("check", "--target", "ascend-npu", "job.py", cwd=tmp_path)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [
-        "job.py:2:38: CL103 `env_cfg.dist_cfg.backend='nccl'` is ignored on target ascend-npu: "
-        "init_dist always uses 'hccl' [ascend-npu]",
-        "Found 1 note.",
+        "job.py:2:38: CL103 `env_cfg.dist_cfg.backend='nccl'` is ignored: the target's init_dist "
+        "always uses 'hccl'",
+        "  see: cfglint rule CL103",
+        "Found 1 note on target ascend-npu.",
     ]
     sarif = json.loads(
         run_cli("check", "--target", "ascend-npu", "--output-format", "sarif", "job.py",

@@ -1,0 +1,53 @@
+"""Whether this host has a device for every rank, asked before any rank starts.
+
+Each rank sets its device from LOCAL_RANK. Where the ranks see CUDA, `--world-size` larger than
+the CUDA devices visible here makes rank N name a device that does not exist: it dies in
+`torch.cuda.set_device` (an IndexError inside torch) while the others wait on it until the
+straggler grace kills them. The count is torch's own, `torch.cuda.device_count()`, asked in a
+fresh interpreter with the ranks' environment (`CUDA_VISIBLE_DEVICES` included): the parent
+never imports torch.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from cfglint.dryrun.assess import TargetView
+
+_COUNT = "import torch; print(torch.cuda.device_count())"
+_COUNT_TIMEOUT_S = 120.0
+
+
+def cuda_device_count() -> int | None:
+    """`torch.cuda.device_count()` as a rank would see it; None when torch cannot say."""
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-c", _COUNT],
+            capture_output=True,
+            text=True,
+            timeout=_COUNT_TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    words = completed.stdout.split()
+    if completed.returncode != 0 or not words or not words[-1].isdigit():
+        return None
+    return int(words[-1])
+
+
+def too_few_devices(world_size: int, target: TargetView) -> str | None:
+    """Why `world_size` ranks cannot each get a CUDA device here (None: they can, or the ranks
+    see no CUDA at all and resolve the CPU, as the target's host does)."""
+    if world_size < 2 or target.ranks_hide_cuda:
+        return None
+    visible = cuda_device_count()
+    if visible is None or visible == 0 or visible >= world_size:
+        return None
+    devices = "device is" if visible == 1 else "devices are"
+    return (
+        f"--world-size {world_size} needs a CUDA device per rank, but {visible} {devices} "
+        f"visible here (torch.cuda.device_count()): rank {visible} would set a device that "
+        f"does not exist; use --world-size {visible}, or a host with {world_size} devices"
+    )
