@@ -14,6 +14,7 @@ import tempfile
 import traceback
 from pathlib import Path
 
+from cfglint import session
 from cfglint.paths import display_path
 
 ISSUES_URL = "https://github.com/cfglint/cfglint/issues"
@@ -56,8 +57,7 @@ _LOG = _Log()
 def internal_error(error: BaseException, path: Path | None = None) -> str:
     """The line to print (without the ``cfglint: `` prefix) for an unexpected exception while
     handling ``path`` (None: not about one file), after logging its traceback."""
-    global _reported
-    _reported += 1
+    session.current().internal_errors += 1
     where = f" in {display_path(path)}" if path is not None else ""
     summary = f"{type(error).__name__}: {_first_line(error)}"
     lines = traceback.format_exception(type(error), error, error.__traceback__)
@@ -70,12 +70,9 @@ def internal_error(error: BaseException, path: Path | None = None) -> str:
 
 
 def reported() -> int:
-    """How many internal errors this process reported: a run that met one is not cached (the
+    """How many internal errors this command reported: a run that met one is not cached (the
     bug may not happen again; its output must not outlive it)."""
-    return _reported
-
-
-_reported = 0
+    return session.current().internal_errors
 
 
 def _first_line(error: BaseException) -> str:

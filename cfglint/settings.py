@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import stat
 import tomllib
@@ -17,6 +16,7 @@ from cfglint import directives, files, globs
 from cfglint.errors import NoTargetError, UserError
 from cfglint.excluded import DEFAULT_EXCLUDE
 from cfglint.loader.source import CONFIG_SUFFIXES
+from cfglint.session import per_session
 from cfglint.strict_model import STRICT_KEBAB
 
 FixPlacement = Literal["auto", "origin", "leaf"]
@@ -158,7 +158,7 @@ def parse_settings(path: Path, table: dict[str, object]) -> Settings:
     return Settings(root=path.parent, source=path, table=parsed)
 
 
-@functools.lru_cache(maxsize=1024)
+@per_session
 def _settings_in(directory: Path) -> Settings | None:
     for name in ("cfglint.toml", "pyproject.toml"):
         candidate = directory / name
@@ -196,7 +196,7 @@ def settings_for(path: Path | None) -> Settings:
 
 # A check asks once per config and again per finding (8,000 times on the corpus): the walk up
 # is remembered per path, as `_settings_in` remembers each folder's answer.
-@functools.lru_cache(maxsize=16384)
+@per_session
 def _settings_for(absolute: str, cwd: str) -> Settings:
     start = Path(absolute)
     directory = start if files.is_dir(start) else start.parent

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import pty
 import select
@@ -22,10 +23,33 @@ class CliResult:
     stderr: str
 
 
+# Commands run in a process of their own even by `run_cli`: the dry run starts rank processes
+# in process groups of their own, handles signals and imports torch.
+OWN_PROCESS_COMMANDS = frozenset({"dryrun"})
+
+
 def run_cli(
     *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> CliResult:
-    """Run the real ``cfglint`` command line in a subprocess, the way a user would."""
+    """Run the real ``cfglint`` command line as a user would, and capture what it prints.
+
+    In this process (``cfglint.cli.main``, the code path of the installed ``cfglint`` command,
+    with its own session: nothing it read outlives it), with the working folder, the
+    environment, ``PYTHONPATH`` and the standard streams a subprocess would have; the dry run in a
+    subprocess (``run_cli_in_a_process``). Output is decoded as ``text=True`` decodes a
+    subprocess's (UTF-8, universal newlines).
+    """
+    words = [str(arg) for arg in args]
+    if OWN_PROCESS_COMMANDS.intersection(words[:1]):
+        return run_cli_in_a_process(*words, cwd=cwd, env=env)
+    return _run_in_this_process(words, cwd, env)
+
+
+def run_cli_in_a_process(
+    *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> CliResult:
+    """Run ``python -m cfglint`` in a subprocess: for exit codes as the shell sees them, signals,
+    and what a fresh interpreter imports."""
     completed = subprocess.run(
         [sys.executable, "-m", "cfglint", *map(str, args)],
         cwd=cwd,
@@ -35,6 +59,53 @@ def run_cli(
         timeout=600,
     )
     return CliResult(completed.returncode, completed.stdout, completed.stderr)
+
+
+def _run_in_this_process(
+    words: list[str], cwd: Path | None, env: dict[str, str] | None
+) -> CliResult:
+    from cfglint.cli import main
+
+    saved_cwd, saved_environ, saved_path = os.getcwd(), dict(os.environ), list(sys.path)
+    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    # A subprocess's captured pipes: UTF-8 (this machine's C.UTF-8 locale), stderr with
+    # backslashreplace, no terminal, stdin inherited (here: empty).
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+    err = io.TextIOWrapper(
+        io.BytesIO(), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
+    try:
+        if env is not None:
+            os.environ.clear()
+            os.environ.update(env)
+            # What the interpreter would put on its import path at start-up.
+            extra = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry]
+            sys.path[1:1] = [os.path.abspath(entry) for entry in extra]
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin, sys.stdout, sys.stderr = io.StringIO(), out, err
+        try:
+            exit_code = main(words)
+        except SystemExit as stop:  # argparse's --help, --version and usage errors
+            code = stop.code
+            if isinstance(code, str):
+                err.write(code + "\n")
+            exit_code = code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_environ)
+        sys.path[:] = saved_path
+    return CliResult(exit_code, _as_text(out), _as_text(err))
+
+
+def _as_text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    raw = stream.buffer
+    assert isinstance(raw, io.BytesIO)
+    text = raw.getvalue().decode("utf-8", errors="strict")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def run_cli_on_a_terminal(*args: str | Path, cwd: Path, stdout_file: Path) -> tuple[int, str, str]:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from cfglint import __version__
+from cfglint import __version__, session
 from cfglint.cli.common import EXIT_ERROR
 from cfglint.crash_log import ISSUES_URL, internal_error
 from cfglint.errors import UserError
@@ -71,7 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     try:
-        return handler(args)
+        with session.command():
+            return handler(args)
     except UserError as error:
         print(f"cfglint: error: {error}", file=sys.stderr)
         return EXIT_ERROR

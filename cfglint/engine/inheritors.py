@@ -13,7 +13,6 @@ reached through a symlinked folder is one file.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from cfglint.loader import Loader
 from cfglint.loader.lazy import read_base_modules, relative_module_path
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import git_work_tree
+from cfglint.session import per_session
 from cfglint.settings import Settings, settings_for
 from cfglint.types import LoadResult
 
@@ -38,7 +38,7 @@ _MAX_REFERENCE = 1024
 _UNPLACED = (":", "{", "}", "$", "~")
 
 
-@functools.lru_cache(maxsize=65536)
+@per_session
 def real(path: Path) -> Path:
     """The path with symlinks resolved (a run asks for the same few thousand paths often)."""
     return Path(os.path.realpath(path))
@@ -140,7 +140,7 @@ class InheritanceIndex:
         return self._checkable[path]
 
 
-@functools.lru_cache(maxsize=65536)
+@per_session
 def _real_file(path: Path) -> Path:
     # Folders are resolved once each (cached); only a symlinked file needs its own resolution.
     if os.path.islink(path):
@@ -148,7 +148,7 @@ def _real_file(path: Path) -> Path:
     return real(path.parent) / path.name
 
 
-@functools.cache
+@per_session
 def _resolved(folder: str, reference: str) -> Path:
     # The loader's own normalisation of a relative `_base_` entry (abspath), then the file
     # behind any symlink on the way.

@@ -19,7 +19,7 @@ import stat
 import time
 from pathlib import Path
 
-from cfglint import files
+from cfglint import files, session
 from cfglint.fix.text import BOM
 
 _TEMP = re.compile(r"\.cfglint-(?P<pid>[0-9]+)-[0-9a-z]{8}\.tmp")
@@ -28,7 +28,6 @@ _OLD_TEMP = re.compile(r"\..+\.[0-9a-z_]{8}\.cfglint-tmp")
 # A temporary file this old belongs to no live write (a write takes milliseconds); the pid
 # check covers the common case sooner, this one a pid reused since, or another host.
 _STALE_AFTER_S = 600
-_CLEANED: set[Path] = set()  # folders already cleaned by this process
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
@@ -207,10 +206,11 @@ def _keep_owner(descriptor: int, status: os.stat_result) -> None:
 
 
 def remove_stale_temp_files(folder: Path) -> None:
-    """Remove the temporary files a crashed cfglint left in ``folder`` (once per process)."""
-    if folder in _CLEANED:
+    """Remove the temporary files a crashed cfglint left in ``folder`` (once per command)."""
+    cleaned = session.current().cleaned_folders
+    if folder in cleaned:
         return
-    _CLEANED.add(folder)
+    cleaned.add(folder)
     now = time.time()
     try:
         entries = list(os.scandir(folder))

@@ -10,11 +10,11 @@ import importlib.metadata
 import importlib.util
 import os
 import re
-from functools import cache
 from pathlib import Path
 
 from cfglint import files
 from cfglint.loader.problems import LoadError
+from cfglint.session import per_session
 from cfglint.types import Span
 
 # MMEngine's scope -> distribution table (``mmengine.config.utils.MODULE2PACKAGE``).
@@ -68,13 +68,13 @@ def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None
     return Path(os.path.abspath(target)), scope
 
 
-@cache
+@per_session
 def _relative_base(folder: str, entry: str) -> Path:
     # Thousands of configs name the same few bases from the same folders.
     return Path(os.path.abspath(os.path.join(folder, entry)))
 
 
-@cache
+@per_session
 def installed_package_dir(package: str) -> Path | None:
     """The package's folder, from its distribution metadata or the import path; never imported."""
     try:
@@ -97,7 +97,7 @@ _IMPORT_LINE = re.compile(r"^\s*-\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 _CONFIG_LINE = re.compile(r"^[\s-]*Config:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 
 
-@cache
+@per_session
 def _metafile_configs(package_dir: Path) -> dict[str, str]:
     """Config name -> path (relative to the package) from the package's ``.mim`` metafiles.
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from cfglint import session
 from cfglint.loader import Loader
 from cfglint.types import (
     DictNode,
@@ -333,8 +334,6 @@ def test_yaml_and_json_configs_with_bases(tree: WriteTree) -> None:
 def test_package_bases_found_without_importing(
     tree: WriteTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from cfglint.loader import bases
-
     root = tree(
         {
             "site/mmdet/__init__.py": "raise RuntimeError('must not be imported')\n",
@@ -344,11 +343,8 @@ def test_package_bases_found_without_importing(
         }
     )
     monkeypatch.syspath_prepend(str(root / "site"))
-    bases.installed_package_dir.cache_clear()
-    try:
+    with session.command():  # where packages are installed is asked afresh
         config = resolve(root / "leaf.py")
-    finally:
-        bases.installed_package_dir.cache_clear()
     # MMEngine adds the package scope to the outermost dicts with a `type`.
     assert plain(config) == {
         "model": {"type": "RetinaNet", "_scope_": "mmdet"},
