@@ -11,7 +11,6 @@ run is done again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
@@ -33,31 +32,29 @@ _RACY_NS = 2_000_000_000
 UNREADABLE = ("\0",)
 
 
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
-
-
 class Recorder:
     """A `files.ReadObserver`: the first state of each file read, and whether any changed while
     the run was reading (then its result describes no single state of the tree)."""
 
     def __init__(self) -> None:
+        # Every stamp a read takes is later than this: one older than it by more than
+        # `_RACY_NS` may stand in for the file's contents (see `unchanged`).
+        self.started_ns = time.time_ns()
         self.read: dict[Path, FileState] = {}
         self.changed = False
         # The same file is read several times (as a config, for its noqa comments, for the
         # report's source lines): each later read is compared by digest alone.
         self._seen: dict[tuple[str, int | None], str | None] = {}
 
-    def __call__(self, path: Path, data: bytes | None, limit: int | None) -> None:
-        key = (str(path), limit)
-        state_digest = None if data is None else digest(data)
+    def __call__(self, read: files.Read) -> None:
+        key = (str(read.path), read.limit)
         if key in self._seen:
-            if self._seen[key] != state_digest:
+            if self._seen[key] != read.digest:
                 self.changed = True
             return
-        self._seen[key] = state_digest
+        self._seen[key] = read.digest
         absolute = os.path.abspath(key[0])
-        state = FileState(absolute, state_digest, limit)
+        state = FileState(absolute, read.digest, read.limit, read.stamp)
         first = self.read.setdefault(Path(absolute), state)
         if first.digest != state.digest and first.limit == state.limit:
             self.changed = True
@@ -67,7 +64,6 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
     """The record of a finished run. `walked`: the paths named on the command line; `root`:
     the project root (folders above it only count for settings files); `skip`: the cache
     folder, whose own changes mean nothing."""
-    recorded_ns = time.time_ns()
     # Below a config's folder (or a folder named), any new file may be a config the run would
     # have found; elsewhere (a settings file's folder, where a missing file would be) only the
     # folder's own names matter.
@@ -95,19 +91,18 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
                 probe = above / name
                 if probe not in recorder.read and probe not in probes:
                     probes[probe] = _read_state(str(probe), None)
-    states = [_stamped(state) for state in recorder.read.values()]
     return Inputs(
-        tuple(sorted([*states, *probes.values()], key=lambda state: state.path)),
+        tuple(sorted([*recorder.read.values(), *probes.values()], key=lambda state: state.path)),
         tuple(FolderState(str(path), names) for path, names in sorted(listed.items())),
-        recorded_ns,
+        recorder.started_ns,
     )
 
 
-def unchanged(inputs: Inputs, skip: Path, *, trust_stamps: bool = True) -> bool:
-    """Whether every file and folder still reads as recorded. With `trust_stamps`, a file whose
-    stamp is the same and older than the record by more than `_RACY_NS` is taken as unchanged
-    without reading it."""
-    trusted_before = inputs.recorded_ns - _RACY_NS if trust_stamps else -1
+def unchanged(inputs: Inputs, skip: Path) -> bool:
+    """Whether every file and folder still reads as recorded. A file whose stamp is the same
+    and older than the record by more than `_RACY_NS` is taken as unchanged without reading
+    it."""
+    trusted_before = inputs.recorded_ns - _RACY_NS
     for state in inputs.files:
         stamp = state.stamp
         if stamp is not None and stamp[1] < trusted_before and _stamp(state.path) == stamp:
@@ -122,7 +117,7 @@ def _read_state(path: str, limit: int | None) -> FileState:
         data: bytes | None = files.read_bytes_capped(Path(path), limit)
     except OSError:
         data = None
-    return FileState(path, None if data is None else digest(data), limit)
+    return FileState(path, None if data is None else files.digest(data), limit)
 
 
 def _stamp(path: str) -> tuple[int, int, int] | None:
@@ -131,14 +126,6 @@ def _stamp(path: str) -> tuple[int, int, int] | None:
     except OSError:
         return None
     return (status.st_size, status.st_mtime_ns, status.st_ino)
-
-
-def _stamped(state: FileState) -> FileState:
-    """The state with the file's stamp, taken before the run's result is stored (the caller
-    then reads every file again: a change after the stamp shows in the content)."""
-    if state.digest is None:
-        return state
-    return FileState(state.path, state.digest, state.limit, _stamp(state.path))
 
 
 def _existing(folder: Path) -> Path:
