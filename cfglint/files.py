@@ -66,6 +66,11 @@ def observed(observer: ReadObserver) -> Iterator[None]:
         _observers.remove(observer)
 
 
+def observing() -> bool:
+    """Whether any observer is told of reads now."""
+    return bool(_observers)
+
+
 def tell(read: Read) -> None:
     """Tell the observers of a read made elsewhere: in a worker process, or by an earlier run
     whose cached result stands in for reading the file again."""

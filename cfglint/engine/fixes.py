@@ -27,7 +27,7 @@ from cfglint.engine.fix_plan import (
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.placement import Placement, Placer
 from cfglint.engine.project_index import ProjectIndex, real
-from cfglint.engine.run import CheckRequest, CheckResult, is_fragment, run_check
+from cfglint.engine.run import CheckRequest, CheckResult, run_check
 from cfglint.engine.verify import Baseline, Expectation
 from cfglint.loader import Loader
 from cfglint.paths import display_path
@@ -241,9 +241,14 @@ def _baselines(
                 return
             watched[real(path)] = _Watched(path, files, baseline, checked)
 
-    for path, config in result.resolved.items():
-        if not is_fragment(config):
-            watch(path, config, True, result.targets.get(path))
+    for path, facts in result.configs.items():
+        # Only the configs reading an edited file need their trees (resolved again here).
+        if facts.fragment or not edited.intersection(real(file) for file in facts.files):
+            continue
+        config = result.resolved.get(path)
+        if config is None:  # it no longer resolves: the check after the round says so
+            continue
+        watch(path, config, True, result.targets.get(path))
     for unchecked in index.unchecked_reading(edited):
         loaded = index.load(unchecked.path)
         if isinstance(loaded, ResolvedConfig):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -281,12 +281,13 @@ class LaunchResults:
 def check_launches(
     checker: LaunchChecker,
     launchers: Sequence[LauncherFile],
-    configs: Mapping[Path, ResolvedConfig],
+    configs: Iterable[Path],
     entries_for: Callable[[Path], Sequence[EntrySpec]],
     named: Callable[[Path], bool],
 ) -> LaunchResults:
     """The shell launchers' launches first (their configs are checked as launched there), then
-    every other config as each entry point (`--entry`, `entry-points`) launches it."""
+    every other config that can be launched (`configs`: those with a `model`) as each entry
+    point (`--entry`, `entry-points`) launches it."""
     results = LaunchResults()
     for launcher in launchers:
         if launcher.problems:
@@ -301,8 +302,8 @@ def check_launches(
                 results.warnings.append(_not_checked(launch, outcome.view))
                 continue
             results.take(config, outcome)
-    for config, resolved in configs.items():
-        if config in results.covered or "model" not in resolved.root.entries:
+    for config in configs:
+        if config in results.covered:
             continue
         for spec in entries_for(config):
             outcome = _checked(checker, spec.launch_of(config), config, named(config), results)
