@@ -38,9 +38,27 @@ class Read:
     path: Path
     digest: str | None  # of the bytes read (`digest`); None: the read failed
     limit: int | None  # the size limit it was read with (None: MAX_FILE_BYTES)
-    # (size, mtime_ns, inode) of the open file before its bytes were read: a later write
-    # changes it (see cfglint/cache/ for when it may stand in for reading the file again).
-    stamp: tuple[int, int, int] | None = None
+    # Of the open file before its bytes were read: a later write changes it (see
+    # `stamp_stands_in` for when it may stand in for reading the file again).
+    stamp: Stamp | None = None
+
+
+Stamp = tuple[int, int, int]  # (size, mtime_ns, inode)
+
+# Git's "racily clean" rule: a file's stamp stands in for its contents only when its mtime is
+# older than the run that recorded it by more than the coarsest timestamp granularity in use
+# (2 s, FAT); a file written in the same instant as the record is always read again.
+RACY_NS = 2_000_000_000
+
+
+def stamp_of(status: os.stat_result) -> Stamp:
+    return (status.st_size, status.st_mtime_ns, status.st_ino)
+
+
+def stamp_stands_in(recorded: Stamp | None, now: Stamp | None, recorded_ns: int) -> bool:
+    """Whether a file whose stamp, taken before a run started at `recorded_ns` read it, was
+    `recorded` and is `now` now, still holds what that run read."""
+    return recorded is not None and recorded == now and recorded[1] < recorded_ns - RACY_NS
 
 
 # Told of every read. The result cache (cfglint/cache/) records what a run read here, so that a
@@ -133,7 +151,7 @@ def read_bytes_capped(path: Path, limit: int | None = None) -> bytes:
     except OSError:
         tell(Read(path, None, limit))
         raise
-    tell(Read(path, digest(data), limit, (status.st_size, status.st_mtime_ns, status.st_ino)))
+    tell(Read(path, digest(data), limit, stamp_of(status)))
     return data
 
 

@@ -24,10 +24,6 @@ from cfglint.excluded import DEFAULT_EXCLUDE
 SETTINGS_NAMES = ("cfglint.toml", "pyproject.toml")
 # Folders never walked for configs (tool state, VCS data): their contents change all the time.
 _SKIPPED_FOLDERS = frozenset(DEFAULT_EXCLUDE)
-# Git's "racily clean" rule: a file's size, mtime and inode stand in for its content only when
-# its mtime is older than the record by more than the coarsest timestamp granularity in use
-# (2 s, FAT); a file written in the same instant as the record is always read again.
-_RACY_NS = 2_000_000_000
 # The names of a folder that cannot be listed: no file name holds a NUL.
 UNREADABLE = ("\0",)
 
@@ -37,8 +33,7 @@ class Recorder:
     the run was reading (then its result describes no single state of the tree)."""
 
     def __init__(self) -> None:
-        # Every stamp a read takes is later than this: one older than it by more than
-        # `_RACY_NS` may stand in for the file's contents (see `unchanged`).
+        # Every stamp a read takes is later than this (`files.stamp_stands_in`).
         self.started_ns = time.time_ns()
         self.read: dict[Path, FileState] = {}
         self.changed = False
@@ -99,13 +94,12 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
 
 
 def unchanged(inputs: Inputs, skip: Path) -> bool:
-    """Whether every file and folder still reads as recorded. A file whose stamp is the same
-    and older than the record by more than `_RACY_NS` is taken as unchanged without reading
-    it."""
-    trusted_before = inputs.recorded_ns - _RACY_NS
+    """Whether every file and folder still reads as recorded. A file whose stamp stands in for
+    it (`files.stamp_stands_in`) is taken as unchanged without reading it."""
     for state in inputs.files:
-        stamp = state.stamp
-        if stamp is not None and stamp[1] < trusted_before and _stamp(state.path) == stamp:
+        if state.stamp is not None and files.stamp_stands_in(
+            state.stamp, _stamp(state.path), inputs.recorded_ns
+        ):
             continue
         if _read_state(state.path, state.limit).digest != state.digest:
             return False
@@ -120,12 +114,11 @@ def _read_state(path: str, limit: int | None) -> FileState:
     return FileState(path, None if data is None else files.digest(data), limit)
 
 
-def _stamp(path: str) -> tuple[int, int, int] | None:
+def _stamp(path: str) -> files.Stamp | None:
     try:
-        status = os.stat(path)
+        return files.stamp_of(os.stat(path))
     except OSError:
         return None
-    return (status.st_size, status.st_mtime_ns, status.st_ino)
 
 
 def _existing(folder: Path) -> Path:
@@ -145,15 +138,28 @@ def _list_tree(top: Path, skip: Path, listed: dict[Path, tuple[str, ...]]) -> No
     pending = [top]
     while pending:
         folder = pending.pop()
-        names = listed[folder] = _names(str(folder), skip)
-        if names is UNREADABLE:
+        try:
+            with os.scandir(folder) as entries:
+                found = list(entries)
+        except OSError:
+            listed[folder] = UNREADABLE
             continue
-        for name in names:
-            if name in _SKIPPED_FOLDERS:
-                continue
-            child = folder / name
-            if files.is_dir(child) and not os.path.islink(child):
-                pending.append(child)
+        listed[folder] = _sorted_names([entry.name for entry in found], str(folder), skip)
+        pending.extend(
+            child
+            for entry in found
+            if entry.name not in _SKIPPED_FOLDERS
+            and (child := folder / entry.name) != skip
+            and _is_real_dir(entry)
+        )
+
+
+def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder, not a symlink to one (never walked into: a link can make a cycle)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _names(folder: str, skip: Path) -> tuple[str, ...]:
@@ -163,6 +169,10 @@ def _names(folder: str, skip: Path) -> tuple[str, ...]:
         names = os.listdir(folder)
     except OSError:
         return UNREADABLE
+    return _sorted_names(names, folder, skip)
+
+
+def _sorted_names(names: list[str], folder: str, skip: Path) -> tuple[str, ...]:
     if folder == str(skip.parent) and skip.name in names:
         names.remove(skip.name)
     return tuple(sorted(names))

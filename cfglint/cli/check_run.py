@@ -4,11 +4,15 @@ whole pipeline, imported only then."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 
+from cfglint.cache.configs import ConfigCache
+from cfglint.cache.store import Store, cache_dir
 from cfglint.cli import progress
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS
 from cfglint.engine.fixes import FixRequest, fix_until_stable, planned_fixes, wants_fix
@@ -36,6 +40,20 @@ def _color_wanted(output_format: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Entered before anything reads a settings file: the cache records how each was read.
+    with _config_cache(args) as cache:
+        return _run(args, cache)
+
+
+def _config_cache(args: argparse.Namespace) -> AbstractContextManager[ConfigCache | None]:
+    """Each config's outcome from earlier runs (cfglint/cache/configs.py), unless --no-cache."""
+    if args.no_cache:
+        return contextlib.nullcontext()
+    store = Store(cache_dir(args.cache_dir, Path.cwd()))
+    return ConfigCache(store, [args.target, args.select, list(args.ignore)])
+
+
+def _run(args: argparse.Namespace, cache: ConfigCache | None) -> int:
     paths = tuple(args.paths) or (Path("."),)
     request = CheckRequest(
         paths,
@@ -53,15 +71,16 @@ def run(args: argparse.Namespace) -> int:
     write_errors: tuple[str, ...] = ()
     # cfglint's own failures (a file it could not handle): printed, and the run exits 2.
     internal: list[str] = []
-    indexes = InheritanceIndexes()
+    indexes = InheritanceIndexes(cache.references if cache is not None else None)
     if want_fix:
         # Handed over, not kept here: the fix loop lets the first check's trees go early.
         outcome = fix_until_stable(
             request,
-            _check(request, show_progress, indexes),
+            _check(request, show_progress, indexes, cache),
             fix_request,
             write=not args.diff,
             indexes=indexes,
+            cache=cache,
         )
         for message in outcome.problems:
             print(f"cfglint: warning: {message}", file=sys.stderr)
@@ -78,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         fixed_count = outcome.fixed_count
         write_errors = outcome.errors
     else:
-        result = _check(request, show_progress, indexes)
+        result = _check(request, show_progress, indexes, cache)
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
     violations = _with_fixes(
@@ -167,9 +186,14 @@ def _github_workspace() -> Path | None:
     return Path(workspace) if workspace else None
 
 
-def _check(request: CheckRequest, show_progress: bool, indexes: InheritanceIndexes) -> CheckResult:
+def _check(
+    request: CheckRequest,
+    show_progress: bool,
+    indexes: InheritanceIndexes,
+    cache: ConfigCache | None,
+) -> CheckResult:
     with progress.bar(show_progress, "checking", "{task.completed} configs") as advance:
-        return run_check(request, Loader(), progress=advance, indexes=indexes)
+        return run_check(request, Loader(), progress=advance, indexes=indexes, cache=cache)
 
 
 def _exit_code_for_diff(result: CheckResult, diff: str) -> int:

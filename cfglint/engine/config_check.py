@@ -7,6 +7,8 @@ process, so that shared bases are resolved once there.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from cfglint import files
@@ -84,6 +86,19 @@ def selection(
     return Selection(select or settings.table.select or ("ALL",), (*settings.table.ignore, *ignore))
 
 
+# What resolutions read besides their own files: the metafiles `pkg::` bases are looked up in
+# (loader/bases.py), read once per process (it remembers them), so kept per process too.
+_EXTRA_READS: dict[Path, files.Read] = {}
+
+
+def _package_of(path: Path) -> Path | None:
+    """The installed package a metafile (`<package>/.mim/...`) belongs to."""
+    for folder in path.parents:
+        if folder.name == ".mim":
+            return folder.parent
+    return None
+
+
 class ConfigChecker:
     """Checks configs one by one with one Loader."""
 
@@ -100,9 +115,6 @@ class ConfigChecker:
         self.loader = loader
         self.registries = Registries()
         self._overrides = LeafOverrides(loader)
-        # Files a resolution read that are not among its files (the metafiles a `pkg::` base is
-        # looked up in): read once per process, they count for every config resolved after.
-        self._extra_reads: dict[Path, files.Read] = {}
 
     def rules_for(self, config: Path) -> list[Rule]:
         # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
@@ -121,12 +133,19 @@ class ConfigChecker:
         own = {real(file) for file in result.files}
         for read in reads:
             if real(read.path) not in own:
-                self._extra_reads.setdefault(Path(read.path), read)
+                _EXTRA_READS.setdefault(Path(os.path.abspath(read.path)), read)
         return result
 
-    def extra_reads(self) -> tuple[files.Read, ...]:
-        """What every resolution so far read besides its own files."""
-        return tuple(self._extra_reads.values())
+    @staticmethod
+    def extra_reads(config_files: Sequence[Path]) -> tuple[files.Read, ...]:
+        """What a config read besides its own files: the metafiles of the packages its `pkg::`
+        bases are in (those holding one of its files), and anything else read that way."""
+        folders = {folder for file in config_files for folder in Path(file).parents}
+        return tuple(
+            read
+            for path, read in _EXTRA_READS.items()
+            if (package := _package_of(path)) is None or package in folders
+        )
 
     def check(self, path: Path, named: bool) -> ConfigOutcome:
         """`named`: found or named on the command line (`--target` is for those)."""

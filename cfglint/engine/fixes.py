@@ -25,6 +25,7 @@ from cfglint.engine.fix_plan import (
     wants_fix,
 )
 from cfglint.engine.inheritors import InheritanceIndexes
+from cfglint.engine.outcome import OutcomeCache
 from cfglint.engine.placement import Placement, Placer
 from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
@@ -57,8 +58,10 @@ def fix_until_stable(
     *,
     write: bool,
     indexes: InheritanceIndexes | None = None,
+    cache: OutcomeCache | None = None,
 ) -> FixOutcome:
-    """`indexes`: those of the first check (who inherits what), reused by every later one."""
+    """`indexes`: those of the first check (who inherits what), reused by every later one;
+    `cache`: each config's outcome, taken from there and stored there by every check."""
     index = ProjectIndex(result, request.paths, indexes)
     blocked: Blocked = set()
     if not write:
@@ -89,7 +92,7 @@ def fix_until_stable(
         del result
         written = _write(plan, errors, blocked)
         result = _verified_round(
-            request, index, plan, written, baselines, blocked, notes, errors, internal
+            request, index, plan, written, baselines, blocked, notes, errors, internal, cache
         )
     return FixOutcome(
         result,
@@ -286,10 +289,11 @@ def _verified_round(
     notes: _Notes,
     errors: list[str],
     internal: list[str],
+    cache: OutcomeCache | None,
 ) -> CheckResult:
     """The check after the round, with every file whose edits broke a config put back."""
     index.files_changed()
-    after = run_check(request, Loader(), indexes=index.indexes)
+    after = run_check(request, Loader(), indexes=index.indexes, cache=cache)
     culprits: dict[Path, str] = {}
     for watched in baselines.values():
         edited = watched.files & set(written)
@@ -320,7 +324,7 @@ def _verified_round(
         _block(plan, file_edit, blocked)
     index.files_changed()
     del after
-    return run_check(request, Loader(), indexes=index.indexes)
+    return run_check(request, Loader(), indexes=index.indexes, cache=cache)
 
 
 def _verdict(watched: _Watched, after: CheckResult, index: ProjectIndex) -> str | None:

@@ -179,7 +179,10 @@ def _outcomes(
     def done(outcome: ConfigOutcome, named: bool) -> None:
         if cache is not None:
             settings = settings_for(outcome.path)
-            depends = (*checker.extra_reads(), *checker.registries.reads(settings))
+            depends = (
+                *checker.extra_reads(outcome.files),
+                *checker.registries.reads(settings),
+            )
             cache.store(outcome, named, depends)
 
     computed = check_in_workers(checker, todo, worker_count(len(todo)), done, progress)
@@ -264,7 +267,7 @@ def _run_check(
         aggregator.add_problems(problem.span.path, [problem])
 
     indexes = indexes or InheritanceIndexes()
-    launchers = read_launchers(request.paths, discovered.launchers)
+    launchers = read_launchers(request.paths, discovered.launchers, indexes)
     entry_scripts = _entry_scripts(request, launchers)
     if entry_scripts:
         # An entry script is a program, never a config.
