@@ -14,7 +14,6 @@ from pathlib import Path
 from cfglint import files
 from cfglint.crash_log import internal_error
 from cfglint.engine.evaluate import evaluate
-from cfglint.engine.inheritors import real
 from cfglint.engine.leaf_override import LeafOverrides
 from cfglint.engine.outcome import ConfigOutcome, issue_of
 from cfglint.engine.selection import Selection
@@ -130,10 +129,12 @@ class ConfigChecker:
         reads: list[files.Read] = []
         with files.observed(reads.append):
             result = self.loader.load(path)
-        own = {real(file) for file in result.files}
-        for read in reads:
-            if real(read.path) not in own:
-                _EXTRA_READS.setdefault(Path(os.path.abspath(read.path)), read)
+        if reads:  # most bases are read already, by an earlier config's load
+            own = {os.path.abspath(file) for file in result.files}
+            for read in reads:
+                absolute = os.path.abspath(read.path)
+                if absolute not in own:
+                    _EXTRA_READS.setdefault(Path(absolute), read)
         return result
 
     @staticmethod

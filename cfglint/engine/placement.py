@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from cfglint.engine.config_check import Registries
 from cfglint.engine.leaf_override import LeafOverrides, NotPlaceable
 from cfglint.engine.project_index import ProjectConfig, ProjectIndex, real
-from cfglint.engine.run import CheckResult, Registries
+from cfglint.engine.run import CheckResult
 from cfglint.engine.verify import dotted
 from cfglint.errors import UserError
 from cfglint.fix import unwritable_reason

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from cfglint.discover import Discovered, discover
 from cfglint.engine.aggregate import Aggregator, ViolationKey, violation_key
-from cfglint.engine.config_check import ConfigChecker, Registries, selection
+from cfglint.engine.config_check import ConfigChecker, selection
 from cfglint.engine.inheritors import InheritanceIndexes, project_root, real
 from cfglint.engine.launches import (
     EntrySpec,
@@ -35,7 +35,7 @@ from cfglint.types import (
     Violation,
 )
 
-__all__ = ["CheckRequest", "CheckResult", "ConfigFacts", "Registries", "is_fragment", "run_check"]
+__all__ = ["CheckRequest", "CheckResult", "ConfigFacts", "is_fragment", "run_check"]
 
 Progress = Callable[[Path], None]
 
