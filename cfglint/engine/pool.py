@@ -37,7 +37,7 @@ from cfglint import files
 from cfglint.engine.config_check import ConfigChecker
 from cfglint.engine.outcome import ConfigOutcome
 
-# Forces the number of worker processes (1: no worker); else one per core.
+# Forces the number of worker processes (1: no worker); else one per idle core.
 WORKERS_VARIABLE = "CFGLINT_WORKERS"
 # Below this many configs per worker, forking and each worker's first bases cost more than the
 # share saves (docs/benchmarks.md, "Speed").
@@ -50,14 +50,18 @@ Done = Callable[[ConfigOutcome, bool], None]
 
 
 def worker_count(jobs: int) -> int:
-    """How many workers to start for this many configs (1: check them here)."""
+    """How many workers to start for this many configs (1: check them here): one per core
+    this process may use that other jobs do not keep busy (the load average of the last
+    minute says how many do: on a shared machine whose cores are busy, workers only add their
+    start-up and compete with each other; docs/benchmarks.md, "Speed")."""
     configured = os.environ.get(WORKERS_VARIABLE, "").strip()
     if configured.isdigit() and int(configured) >= 1:
         return min(int(configured), max(jobs, 1))
     if not sys.platform.startswith("linux"):
         return 1
     cores = len(os.sched_getaffinity(0))
-    return max(1, min(cores, jobs // MIN_CONFIGS_PER_WORKER))
+    idle = int(cores - os.getloadavg()[0] + 0.5)
+    return max(1, min(cores, idle, jobs // MIN_CONFIGS_PER_WORKER))
 
 
 def check_in_workers(
