@@ -13,7 +13,7 @@ process (interpreter start included), best of `--repeat`:
 - MMEngine's `Config.fromfile` over every leaf, in one process (`--fromfile-limit N` times about
   N leaves spread evenly over the corpus and scales; 0 times them all);
 - `cfglint check --no-cache` over the three trees (cold), with the worker processes cfglint
-  starts (one per core the load average says is idle), in one process (`CFGLINT_WORKERS=1`)
+  starts (one per core no other process is running on), in one process (`CFGLINT_WORKERS=1`)
   and with two workers (`CFGLINT_WORKERS=2`);
 - the same command again, replayed from the result cache;
 - the same command after editing a base that hundreds of configs inherit;

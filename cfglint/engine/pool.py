@@ -28,6 +28,7 @@ import select
 import signal
 import struct
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +38,7 @@ from cfglint import files
 from cfglint.engine.config_check import ConfigChecker
 from cfglint.engine.outcome import ConfigOutcome
 
-# Forces the number of worker processes (1: no worker); else one per idle core.
+# Forces the number of worker processes (1: no worker); else one per core not busy now.
 WORKERS_VARIABLE = "CFGLINT_WORKERS"
 # Below this many configs per worker, forking and each worker's first bases cost more than the
 # share saves (docs/benchmarks.md, "Speed").
@@ -51,17 +52,34 @@ Done = Callable[[ConfigOutcome, bool], None]
 
 def worker_count(jobs: int) -> int:
     """How many workers to start for this many configs (1: check them here): one per core
-    this process may use that other jobs do not keep busy (the load average of the last
-    minute says how many do: on a shared machine whose cores are busy, workers only add their
-    start-up and compete with each other; docs/benchmarks.md, "Speed")."""
+    this process may use that other processes are not running on right now (on a machine
+    whose cores are busy, workers only add their start-up and slow each other down:
+    docs/benchmarks.md, "Speed")."""
     configured = os.environ.get(WORKERS_VARIABLE, "").strip()
     if configured.isdigit() and int(configured) >= 1:
         return min(int(configured), max(jobs, 1))
     if not sys.platform.startswith("linux"):
         return 1
     cores = len(os.sched_getaffinity(0))
-    idle = int(cores - os.getloadavg()[0] + 0.5)
+    idle = cores - _others_running()
     return max(1, min(cores, idle, jobs // MIN_CONFIGS_PER_WORKER))
+
+
+def _others_running(samples: int = 5) -> int:
+    """How many other processes (threads) are running or waiting for a core now: the fewest
+    of a few looks at /proc/loadavg a millisecond apart (one look may catch a passing shell).
+    The load average itself lags a minute behind, and counts this command's own last run."""
+    fewest: int | None = None
+    for sample in range(samples):
+        if sample:
+            time.sleep(0.001)
+        try:
+            with open("/proc/loadavg", encoding="ascii") as handle:
+                running = int(handle.read().split()[3].split("/")[0])
+        except (OSError, ValueError, IndexError):
+            return 0
+        fewest = running if fewest is None else min(fewest, running)
+    return max(0, (fewest or 1) - 1)  # this process is one of them
 
 
 def check_in_workers(
