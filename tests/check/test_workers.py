@@ -135,3 +135,15 @@ def test_a_worker_that_dies_loses_no_config(project: Path) -> None:
         os.chdir(cwd)
     assert pooled == alone
     assert sorted(seen) == sorted(path for path, _named in jobs)  # each once
+
+
+def test_how_many_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cfglint.engine.pool import worker_count
+
+    monkeypatch.delenv(WORKERS_VARIABLE, raising=False)
+    assert worker_count(30) == 1  # too few configs to pay for a worker's start
+    assert 1 <= worker_count(10_000) <= len(os.sched_getaffinity(0))
+    monkeypatch.setenv(WORKERS_VARIABLE, "3")
+    assert (worker_count(10_000), worker_count(2)) == (3, 2)
+    monkeypatch.setenv(WORKERS_VARIABLE, "1")
+    assert worker_count(10_000) == 1
