@@ -8,7 +8,9 @@ file would cost as much as checking all of them, so a cheap text index finds the
 first: a config can only inherit a file, directly or through other files, along a chain of files
 that each mention the next one's path. Only the candidates are resolved, and the loader's answer
 (the files a resolution went through) decides. Files are compared by real path, so a base
-reached through a symlinked folder is one file.
+reached through a symlinked folder is one file. What the index found in each file can be kept
+between runs (a ReferenceStore: cfglint/cache/index.py): a file whose stamp is unchanged is not
+read again.
 """
 
 from __future__ import annotations
@@ -17,18 +19,15 @@ import functools
 import os
 import re
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from cfglint import files
 from cfglint.discover import is_base_file, walk_files
-from cfglint.loader import Loader
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import git_work_tree
 from cfglint.settings import Settings, settings_for
-from cfglint.types import LoadResult
 
 # A config path as a `_base_` entry writes it: './x.py', '../_base_/a/b.yaml', 'pkg::c/d.py'.
 # Found by its extension, then read backwards (a regex for the whole path retries at every
@@ -271,22 +270,3 @@ class InheritanceIndexes:
             for index in self._indexes.values()
             for folder, reason in index.unreadable.items()
         }
-
-
-class Inheritors:
-    """Finds, for each file named on the command line, the configs of its project that a check
-    takes and that inherit it."""
-
-    def __init__(self, loader: Loader, indexes: InheritanceIndexes) -> None:
-        self._loader = loader
-        self._indexes = indexes
-
-    def of(self, path: Path) -> Iterator[tuple[Path, LoadResult]]:
-        """Each config that inherits `path`, with its load result: a resolved config, or a
-        failure whose chain of `_base_` files goes through `path` (a base the change broke)."""
-        index = self._indexes.for_root(project_root(path))
-        key = real(path)
-        for candidate in index.candidates(path):
-            result = self._loader.load(candidate)
-            if any(real(file) == key for file in result.files):
-                yield candidate, result

@@ -20,7 +20,7 @@ from cfglint.engine.launches import (
     settings_entries,
 )
 from cfglint.engine.outcome import ConfigOutcome, OutcomeCache
-from cfglint.engine.pool import check_in_workers, worker_count
+from cfglint.engine.pool import Job, check_in_workers, worker_count
 from cfglint.engine.selection import NoqaIndex
 from cfglint.errors import NoTargetError, UserError
 from cfglint.loader import Loader
@@ -139,6 +139,10 @@ def is_fragment(config: ResolvedConfig) -> bool:
     return "model" not in config.root.entries
 
 
+# The configs that may inherit each file named one by one.
+Candidates = dict[Path, list[Path]]
+
+
 def _jobs(discovered: Discovered, indexes: InheritanceIndexes) -> tuple[list[Job], Candidates]:
     """The configs to check, in the order a check takes them: the leaves found, then every
     config that may inherit a file named one by one (each once); and those candidates per
@@ -151,10 +155,6 @@ def _jobs(discovered: Discovered, indexes: InheritanceIndexes) -> tuple[list[Job
         for candidate in candidates[named]:
             jobs.setdefault(candidate, False)
     return list(jobs.items()), candidates
-
-
-Job = tuple[Path, bool]
-Candidates = dict[Path, list[Path]]
 
 
 def _outcomes(
