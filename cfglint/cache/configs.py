@@ -84,6 +84,8 @@ class ConfigCache:
         # While a check runs: the first read of each file, and the files read twice unalike.
         self._reads: dict[str, State] | None = None
         self._changed: set[str] = set()
+        # Before any stamp an entry holds was taken (some are taken by an earlier check of the
+        # same command: the metafiles of `pkg::` bases, read once a process).
         self._started_ns = time.time_ns()
         self._observing: contextlib.ExitStack | None = None
 
@@ -106,7 +108,6 @@ class ConfigCache:
         """While one check runs: the first read it makes of each file is what an outcome it
         computes depends on (a file read twice with different contents is not relied on)."""
         self._reads, self._changed = {}, set()
-        self._started_ns = time.time_ns()
         try:
             yield
         finally:
