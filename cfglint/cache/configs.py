@@ -76,7 +76,8 @@ class ConfigCache:
         self._folder = store.entries / FOLDER
         self._run = _run_key(options)
         self._paths: dict[str, Path] = {}  # each path string made a Path once
-        self._now: dict[str, tuple[str | None, Stamp | None]] = {}  # as files read now
+        # Each file as it reads in this check (a fix writes files between two checks).
+        self._now: dict[str, tuple[str | None, Stamp | None]] = {}
         self._told: set[str] = set()
         # The first read of each settings file in this command (each is read once a process).
         self._settings_reads: dict[str, str | None] = {}
@@ -108,6 +109,7 @@ class ConfigCache:
         """While one check runs: the first read it makes of each file is what an outcome it
         computes depends on (a file read twice with different contents is not relied on)."""
         self._reads, self._changed = {}, set()
+        self._now, self._told = {}, set()
         try:
             yield
         finally:

@@ -30,7 +30,7 @@ import struct
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -109,9 +109,8 @@ class _Worker:
     pid: int
     to_worker: int  # pipe ends held by this process
     from_worker: int
-    range_index: int
+    range_index: int  # the range it takes its chunks from first
     decoder: _Decoder
-    chunk: list[int] = field(default_factory=list)  # handed out, not yet sent back
 
 
 class _Scheduler:
@@ -196,7 +195,6 @@ class _Scheduler:
             self._results[index] = outcome
             if self._progress is not None:
                 self._progress(outcome.path)
-        worker.chunk = []
         self._hand_out(worker)
 
     def _hand_out(self, worker: _Worker) -> None:
@@ -206,7 +204,6 @@ class _Scheduler:
         else:
             longest = max(self._ranges, key=len)
             chunk, longest[:] = longest[-CHUNK:], longest[:-CHUNK]
-        worker.chunk = chunk
         if not chunk:
             self._stop(worker, kill=False)
             return

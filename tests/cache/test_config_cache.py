@@ -8,12 +8,13 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 from helpers import CliResult, run_cli
-from project_tree import write_tree
+from project_tree import snapshot, write_tree
 
 SETTINGS = '[tool.cfglint]\ndefault-target = "t20-gcu"\n'
 RUNTIME = "env_cfg = dict(dist_cfg=dict(backend='nccl'))\n"
@@ -90,6 +91,20 @@ def test_an_edit_rechecks_exactly_the_configs_reading_it(
     assert len(written) == rechecked
     if rechecked != 1:
         assert after != before
+
+
+def test_a_fix_after_a_check_fixes_what_a_fix_without_cache_fixes(
+    tree: Path, tmp_path: Path
+) -> None:
+    """The fix loop's checks after a round of edits see the edited files, never the results
+    the check before the fix stored for them."""
+    copy = tmp_path / "copy"
+    shutil.copytree(tree, copy)
+    assert _check(tree).exit_code == 1
+    fixed = run_cli("fix", cwd=tree)
+    assert (fixed.exit_code, fixed.stdout) == (0, run_cli("fix", "--no-cache", cwd=copy).stdout)
+    assert "Fixed" in fixed.stdout
+    assert snapshot(tree) == snapshot(copy)
 
 
 def test_a_fix_leaves_every_config_checked_for_the_next_check(tree: Path) -> None:
