@@ -17,6 +17,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 # The largest file cfglint reads: configs, bases, settings and target files alike. Measured
@@ -30,11 +31,47 @@ _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr
 _CHUNK = 64 * 1024
 
 
-# Told of every read: the path, its bytes (None: the read failed) and the size limit it was read
-# with. The result cache (cfglint/cache/) records what a run read here, so that a cached result
-# is only replayed while each of those files still reads the same.
-ReadObserver = Callable[[Path, bytes | None, int | None], None]
+@dataclass(frozen=True, slots=True)
+class Read:
+    """One read of a file, as the observers are told of it."""
+
+    path: Path
+    digest: str | None  # of the bytes read (`digest`); None: the read failed
+    limit: int | None  # the size limit it was read with (None: MAX_FILE_BYTES)
+    # Of the open file before its bytes were read: a later write changes it (see
+    # `stamp_stands_in` for when it may stand in for reading the file again).
+    stamp: Stamp | None = None
+
+
+Stamp = tuple[int, int, int]  # (size, mtime_ns, inode)
+
+# Git's "racily clean" rule: a file's stamp stands in for its contents only when its mtime is
+# older than the run that recorded it by more than the coarsest timestamp granularity in use
+# (2 s, FAT); a file written in the same instant as the record is always read again.
+RACY_NS = 2_000_000_000
+
+
+def stamp_of(status: os.stat_result) -> Stamp:
+    return (status.st_size, status.st_mtime_ns, status.st_ino)
+
+
+def stamp_stands_in(recorded: Stamp | None, now: Stamp | None, recorded_ns: int) -> bool:
+    """Whether a file whose stamp, taken before a run started at `recorded_ns` read it, was
+    `recorded` and is `now` now, still holds what that run read."""
+    return recorded is not None and recorded == now and recorded[1] < recorded_ns - RACY_NS
+
+
+# Told of every read. The result cache (cfglint/cache/) records what a run read here, so that a
+# cached result is only used while each of those files still reads the same.
+ReadObserver = Callable[[Read], None]
 _observers: list[ReadObserver] = []
+
+
+def digest(data: bytes) -> str:
+    """What a cache compares a file's contents by."""
+    import hashlib  # only runs that record what they read need it
+
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 @contextmanager
@@ -47,9 +84,16 @@ def observed(observer: ReadObserver) -> Iterator[None]:
         _observers.remove(observer)
 
 
-def _tell(path: Path, data: bytes | None, limit: int | None) -> None:
+def observing() -> bool:
+    """Whether any observer is told of reads now."""
+    return bool(_observers)
+
+
+def tell(read: Read) -> None:
+    """Tell the observers of a read made elsewhere: in a worker process, or by an earlier run
+    whose cached result stands in for reading the file again."""
     for observer in _observers:
-        observer(path, data, limit)
+        observer(read)
 
 
 class UnreadableFileError(OSError):
@@ -101,17 +145,17 @@ def read_bytes_capped(path: Path, limit: int | None = None) -> bytes:
     """The file's bytes: an UnreadableFileError for anything but a regular file of at most
     ``limit`` bytes (default MAX_FILE_BYTES), or one that cannot be read."""
     if not _observers:
-        return _read_bytes_capped(path, limit)
+        return _read_bytes_capped(path, limit)[0]
     try:
-        data = _read_bytes_capped(path, limit)
+        data, status = _read_bytes_capped(path, limit)
     except OSError:
-        _tell(path, None, limit)
+        tell(Read(path, None, limit))
         raise
-    _tell(path, data, limit)
+    tell(Read(path, digest(data), limit, stamp_of(status)))
     return data
 
 
-def _read_bytes_capped(path: Path, limit: int | None) -> bytes:
+def _read_bytes_capped(path: Path, limit: int | None) -> tuple[bytes, os.stat_result]:
     limit = MAX_FILE_BYTES if limit is None else limit
     status = regular_file_status(path)
     if status.st_size > limit:
@@ -121,7 +165,8 @@ def _read_bytes_capped(path: Path, limit: int | None) -> bytes:
     except OSError as error:
         raise _from_os_error(path, error) from None
     try:
-        _require_regular(path, os.fstat(descriptor))
+        status = os.fstat(descriptor)
+        _require_regular(path, status)
         chunks: list[bytes] = []
         size = 0
         while size <= limit:  # one byte past the limit tells a file that grew
@@ -138,7 +183,7 @@ def _read_bytes_capped(path: Path, limit: int | None) -> bytes:
         os.close(descriptor)
     if size > limit:
         raise too_large(path, None, limit)
-    return b"".join(chunks)
+    return b"".join(chunks), status
 
 
 def read_text_capped(

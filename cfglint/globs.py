@@ -47,12 +47,44 @@ def _compile(pattern: str) -> tuple[str, ...]:
 
 
 def matches(pattern: str, relative_path: PurePosixPath) -> bool:
-    segments = _compile(pattern)
-    names = relative_path.as_posix().split("/")
+    return _matches(_compile(pattern), relative_path.as_posix().split("/"))
+
+
+def matches_any(patterns: tuple[str, ...], relative_path: str) -> bool:
+    """Whether any pattern matches the path (POSIX, relative): the path is split once, and the
+    plain names among the patterns (`.git`, `build`: most of them) are one set lookup."""
+    names = relative_path.split("/")
+    plain, others = _split(patterns)
+    return not plain.isdisjoint(names) or any(_matches(segments, names) for segments in others)
+
+
+@functools.lru_cache(maxsize=64)
+def _split(patterns: tuple[str, ...]) -> tuple[frozenset[str], tuple[tuple[str, ...], ...]]:
+    plain: set[str] = set()
+    others: list[tuple[str, ...]] = []
+    for pattern in patterns:
+        segments = _compile(pattern)
+        name = _plain_name(segments)
+        if name is None:
+            others.append(segments)
+        else:
+            plain.add(name)
+    return frozenset(plain), tuple(others)
+
+
+def _plain_name(segments: tuple[str, ...]) -> str | None:
+    """The name, for a pattern that is a plain name matching anywhere."""
     if len(segments) == 3 and segments[0] == segments[2] == _ANY_SEGMENTS:
         only = segments[1]
         if "*" not in only and "?" not in only:
-            return only in names  # a plain name anywhere (most patterns: `.git`, `build`)
+            return only
+    return None
+
+
+def _matches(segments: tuple[str, ...], names: list[str]) -> bool:
+    only = _plain_name(segments)
+    if only is not None:
+        return only in names  # a plain name anywhere (most patterns: `.git`, `build`)
     return _wildcard_match(segments, names, _ANY_SEGMENTS, _segment_matches)
 
 

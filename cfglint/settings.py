@@ -90,13 +90,20 @@ class Settings(BaseModel):
             return None
 
     def is_excluded(self, path: Path) -> bool:
-        relative = self.relative(path)
-        if relative is None:
-            # Outside the root only the default exclusions hold (a run without settings walking
-            # a git work tree above the current folder must not enter `.git`).
-            return default_excluded(Path(os.path.abspath(path)).parts)
+        # Asked for every file and folder a walk meets: strings, not pathlib, on the way.
+        absolute = os.path.abspath(path)
+        root = str(self.root)
+        if not absolute.startswith(root) or absolute[len(root) : len(root) + 1] not in ("/", ""):
+            relative = self.relative(path)  # another spelling of the root, or outside it
+            if relative is None:
+                # Outside the root only the default exclusions hold (a run without settings
+                # walking a git work tree above the current folder must not enter `.git`).
+                return default_excluded(Path(absolute).parts)
+            text = relative.as_posix()
+        else:
+            text = absolute[len(root) + 1 :].replace(os.sep, "/") or "."
         patterns = (*DEFAULT_EXCLUDE, *self.table.exclude, *self.table.extend_exclude)
-        return any(globs.matches(pattern, relative) for pattern in patterns)
+        return globs.matches_any(patterns, text)
 
     def is_included(self, path: Path) -> bool:
         if self.table.include is None:

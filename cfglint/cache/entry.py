@@ -36,7 +36,9 @@ class FolderState:
 class Inputs:
     files: tuple[FileState, ...]
     folders: tuple[FolderState, ...]
-    recorded_ns: int  # when the stamps were taken (time.time_ns())
+    # When the run started (time.time_ns()): every stamp was taken after it, before its file
+    # was read.
+    recorded_ns: int
 
 
 @dataclass(frozen=True, slots=True)

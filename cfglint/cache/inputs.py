@@ -11,7 +11,6 @@ run is done again.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import time
@@ -25,16 +24,8 @@ from cfglint.excluded import DEFAULT_EXCLUDE
 SETTINGS_NAMES = ("cfglint.toml", "pyproject.toml")
 # Folders never walked for configs (tool state, VCS data): their contents change all the time.
 _SKIPPED_FOLDERS = frozenset(DEFAULT_EXCLUDE)
-# Git's "racily clean" rule: a file's size, mtime and inode stand in for its content only when
-# its mtime is older than the record by more than the coarsest timestamp granularity in use
-# (2 s, FAT); a file written in the same instant as the record is always read again.
-_RACY_NS = 2_000_000_000
 # The names of a folder that cannot be listed: no file name holds a NUL.
 UNREADABLE = ("\0",)
-
-
-def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 class Recorder:
@@ -42,22 +33,23 @@ class Recorder:
     the run was reading (then its result describes no single state of the tree)."""
 
     def __init__(self) -> None:
+        # Every stamp a read takes is later than this (`files.stamp_stands_in`).
+        self.started_ns = time.time_ns()
         self.read: dict[Path, FileState] = {}
         self.changed = False
         # The same file is read several times (as a config, for its noqa comments, for the
         # report's source lines): each later read is compared by digest alone.
         self._seen: dict[tuple[str, int | None], str | None] = {}
 
-    def __call__(self, path: Path, data: bytes | None, limit: int | None) -> None:
-        key = (str(path), limit)
-        state_digest = None if data is None else digest(data)
+    def __call__(self, read: files.Read) -> None:
+        key = (str(read.path), read.limit)
         if key in self._seen:
-            if self._seen[key] != state_digest:
+            if self._seen[key] != read.digest:
                 self.changed = True
             return
-        self._seen[key] = state_digest
+        self._seen[key] = read.digest
         absolute = os.path.abspath(key[0])
-        state = FileState(absolute, state_digest, limit)
+        state = FileState(absolute, read.digest, read.limit, read.stamp)
         first = self.read.setdefault(Path(absolute), state)
         if first.digest != state.digest and first.limit == state.limit:
             self.changed = True
@@ -67,7 +59,6 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
     """The record of a finished run. `walked`: the paths named on the command line; `root`:
     the project root (folders above it only count for settings files); `skip`: the cache
     folder, whose own changes mean nothing."""
-    recorded_ns = time.time_ns()
     # Below a config's folder (or a folder named), any new file may be a config the run would
     # have found; elsewhere (a settings file's folder, where a missing file would be) only the
     # folder's own names matter.
@@ -95,22 +86,20 @@ def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path)
                 probe = above / name
                 if probe not in recorder.read and probe not in probes:
                     probes[probe] = _read_state(str(probe), None)
-    states = [_stamped(state) for state in recorder.read.values()]
     return Inputs(
-        tuple(sorted([*states, *probes.values()], key=lambda state: state.path)),
+        tuple(sorted([*recorder.read.values(), *probes.values()], key=lambda state: state.path)),
         tuple(FolderState(str(path), names) for path, names in sorted(listed.items())),
-        recorded_ns,
+        recorder.started_ns,
     )
 
 
-def unchanged(inputs: Inputs, skip: Path, *, trust_stamps: bool = True) -> bool:
-    """Whether every file and folder still reads as recorded. With `trust_stamps`, a file whose
-    stamp is the same and older than the record by more than `_RACY_NS` is taken as unchanged
-    without reading it."""
-    trusted_before = inputs.recorded_ns - _RACY_NS if trust_stamps else -1
+def unchanged(inputs: Inputs, skip: Path) -> bool:
+    """Whether every file and folder still reads as recorded. A file whose stamp stands in for
+    it (`files.stamp_stands_in`) is taken as unchanged without reading it."""
     for state in inputs.files:
-        stamp = state.stamp
-        if stamp is not None and stamp[1] < trusted_before and _stamp(state.path) == stamp:
+        if state.stamp is not None and files.stamp_stands_in(
+            state.stamp, _stamp(state.path), inputs.recorded_ns
+        ):
             continue
         if _read_state(state.path, state.limit).digest != state.digest:
             return False
@@ -122,23 +111,14 @@ def _read_state(path: str, limit: int | None) -> FileState:
         data: bytes | None = files.read_bytes_capped(Path(path), limit)
     except OSError:
         data = None
-    return FileState(path, None if data is None else digest(data), limit)
+    return FileState(path, None if data is None else files.digest(data), limit)
 
 
-def _stamp(path: str) -> tuple[int, int, int] | None:
+def _stamp(path: str) -> files.Stamp | None:
     try:
-        status = os.stat(path)
+        return files.stamp_of(os.stat(path))
     except OSError:
         return None
-    return (status.st_size, status.st_mtime_ns, status.st_ino)
-
-
-def _stamped(state: FileState) -> FileState:
-    """The state with the file's stamp, taken before the run's result is stored (the caller
-    then reads every file again: a change after the stamp shows in the content)."""
-    if state.digest is None:
-        return state
-    return FileState(state.path, state.digest, state.limit, _stamp(state.path))
 
 
 def _existing(folder: Path) -> Path:
@@ -158,15 +138,28 @@ def _list_tree(top: Path, skip: Path, listed: dict[Path, tuple[str, ...]]) -> No
     pending = [top]
     while pending:
         folder = pending.pop()
-        names = listed[folder] = _names(str(folder), skip)
-        if names is UNREADABLE:
+        try:
+            with os.scandir(folder) as entries:
+                found = list(entries)
+        except OSError:
+            listed[folder] = UNREADABLE
             continue
-        for name in names:
-            if name in _SKIPPED_FOLDERS:
-                continue
-            child = folder / name
-            if files.is_dir(child) and not os.path.islink(child):
-                pending.append(child)
+        listed[folder] = _sorted_names([entry.name for entry in found], str(folder), skip)
+        pending.extend(
+            child
+            for entry in found
+            if entry.name not in _SKIPPED_FOLDERS
+            and (child := folder / entry.name) != skip
+            and _is_real_dir(entry)
+        )
+
+
+def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+    """A folder, not a symlink to one (never walked into: a link can make a cycle)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _names(folder: str, skip: Path) -> tuple[str, ...]:
@@ -176,6 +169,10 @@ def _names(folder: str, skip: Path) -> tuple[str, ...]:
         names = os.listdir(folder)
     except OSError:
         return UNREADABLE
+    return _sorted_names(names, folder, skip)
+
+
+def _sorted_names(names: list[str], folder: str, skip: Path) -> tuple[str, ...]:
     if folder == str(skip.parent) and skip.name in names:
         names.remove(skip.name)
     return tuple(sorted(names))

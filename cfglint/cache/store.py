@@ -44,11 +44,11 @@ class Store:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         # One folder per version: another version's entries are never even opened.
-        self._entries = folder / __version__
+        self.entries = folder / __version__
 
     def read(self, key: str) -> Entry | None:
         try:
-            with open(self._entries / key, "rb") as handle:
+            with open(self.entries / key, "rb") as handle:
                 data = handle.read()
         except OSError:
             return None
@@ -56,15 +56,22 @@ class Store:
 
     def write(self, entry: Entry) -> None:
         """Best effort: a cache that cannot be written only makes the next run slower."""
+        self.write_file(entry.key, entries.dumps(entry))
+
+    def write_file(self, name: str, data: bytes) -> None:
+        """`name` (relative to this version's folder) holds `data`, written whole or not at all
+        (best effort, as `write`)."""
         import tempfile  # only when writing: a replayed run never needs it (nor its imports)
 
+        target = self.entries / name
         try:
             self.prepare()
-            descriptor, temporary = tempfile.mkstemp(dir=self._entries, prefix=".tmp-")
+            target.parent.mkdir(exist_ok=True)
+            descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-")
             try:
                 with os.fdopen(descriptor, "wb") as handle:
-                    handle.write(entries.dumps(entry))
-                os.replace(temporary, self._entries / entry.key)
+                    handle.write(data)
+                os.replace(temporary, target)
             except BaseException:
                 os.unlink(temporary)
                 raise
@@ -74,9 +81,9 @@ class Store:
     def prepare(self) -> None:
         """The folder with its .gitignore (its contents are never committed) and CACHEDIR.TAG
         (backup tools skip it)."""
-        if self._entries.is_dir():
+        if self.entries.is_dir():
             return
-        self._entries.mkdir(parents=True, exist_ok=True)
+        self.entries.mkdir(parents=True, exist_ok=True)
         for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _CACHEDIR_TAG)):
             target = self.folder / name
             if not target.exists():

@@ -48,12 +48,12 @@ def run_cached(
     finally:
         sys.stdout, sys.stderr = out.stream, err.stream
     # A user error (a bad option, an unknown target) ends the run with an exception: not cached.
+    # A fix that wrote files read them again, changed: its output describes no single state.
     if crash_log.reported() == crashes and not recorder.changed:
+        # Each file's stamp was taken before it was read: a file saved since the run read it
+        # no longer matches its stamp, and is read again before a replay.
         inputs = snapshot(recorder, named, project_root(cwd), store.folder)
-        # What it read must still be there: a fix wrote files, or someone saved one meanwhile.
-        # Every file is read again: its stamp was taken after the run read it.
-        if unchanged(inputs, store.folder, trust_stamps=False):
-            store.write(Entry(key, inputs, out.text(), err.text(), exit_code))
+        store.write(Entry(key, inputs, out.text(), err.text(), exit_code))
     return exit_code
 
 

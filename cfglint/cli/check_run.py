@@ -4,11 +4,15 @@ whole pipeline, imported only then."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 
+from cfglint.cache.configs import ConfigCache
+from cfglint.cache.store import Store, cache_dir
 from cfglint.cli import progress
 from cfglint.cli.add_noqa import add_noqa_comments
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS
@@ -47,6 +51,20 @@ def _color_wanted(output_format: str) -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Entered before anything reads a settings file: the cache records how each was read.
+    with _config_cache(args) as cache:
+        return _run(args, cache)
+
+
+def _config_cache(args: argparse.Namespace) -> AbstractContextManager[ConfigCache | None]:
+    """Each config's outcome from earlier runs (cfglint/cache/configs.py), unless --no-cache."""
+    if args.no_cache:
+        return contextlib.nullcontext()
+    store = Store(cache_dir(args.cache_dir, Path.cwd()))
+    return ConfigCache(store, [args.target, args.select, list(args.ignore)])
+
+
+def _run(args: argparse.Namespace, cache: ConfigCache | None) -> int:
     paths = tuple(args.paths) or (Path("."),)
     request = CheckRequest(
         paths,
@@ -67,20 +85,21 @@ def run(args: argparse.Namespace) -> int:
     write_errors: tuple[str, ...] = ()
     # cfglint's own failures (a file it could not handle): printed, and the run exits 2.
     internal: list[str] = []
-    indexes = InheritanceIndexes()
+    indexes = InheritanceIndexes(cache.references if cache is not None else None)
     with progress.config_bar(show_progress, "checking") as bar:
         if want_fix:
             # Handed over, not kept here: the fix loop lets the first check's trees go early.
             outcome = fix_until_stable(
                 request,
-                run_check(request, Loader(), progress=bar, indexes=indexes),
+                run_check(request, Loader(), progress=bar, indexes=indexes, cache=cache),
                 fix_request,
                 write=not args.diff,
                 indexes=indexes,
                 round_progress=_rounds(bar),
+                cache=cache,
             )
         else:
-            result = run_check(request, Loader(), progress=bar, indexes=indexes)
+            result = run_check(request, Loader(), progress=bar, indexes=indexes, cache=cache)
     if add_noqa:
         return _add_noqa(result, paths, indexes)
     if want_fix:

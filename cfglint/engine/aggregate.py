@@ -12,10 +12,11 @@ from pathlib import Path
 
 from cfglint.engine.grouping import Checked, Lacking, choose_sites, site_span
 from cfglint.engine.inheritors import real
+from cfglint.engine.outcome import ConfigOutcome, Issue, issue_of
 from cfglint.reprs import exact_repr
 from cfglint.rules.base import Finding
 from cfglint.settings import installed_code
-from cfglint.types import FixIntent, LoadProblem, ResolvedConfig, Severity, Span, Violation
+from cfglint.types import FixIntent, LoadProblem, Severity, Span, Violation
 
 
 @dataclass
@@ -30,6 +31,16 @@ class _Group:
     needed_by: str | None = None
     severity: Severity = "error"
     configs: dict[Path, None] = field(default_factory=dict)
+    # Every config's own check found an override in the config carrying this fix.
+    leaf_fix: bool = True
+
+    def take(self, config: Path, issue: Issue) -> None:
+        self.key = issue.key
+        self.severity = issue.severity
+        if self.fix_intent is None:
+            self.fix_intent = issue.fix
+        self.leaf_fix = self.leaf_fix and issue.leaf_fix and issue.fix == self.fix_intent
+        self.configs[config] = None
 
 
 def file_span(path: Path) -> Span:
@@ -37,57 +48,56 @@ def file_span(path: Path) -> Span:
 
 
 # A CL906 is one per rule that needs the value: each can be selected and suppressed on its own.
-_Identity = tuple[str, Span, str | None, str | None]
+ViolationKey = tuple[str, Span, str | None, str | None]
 # Findings about a key no file writes, held back per (code, target, needed_by).
 _Pool = tuple[str, str, str | None]
 
 
 class Aggregator:
     def __init__(self) -> None:
-        self._groups: dict[_Identity, _Group] = {}
-        self._lacking: dict[_Pool, dict[Path, tuple[Path, Finding, tuple[Path, ...]]]] = {}
+        self._groups: dict[ViolationKey, _Group] = {}
+        self._lacking: dict[_Pool, dict[Path, tuple[Path, Issue, tuple[Path, ...]]]] = {}
         self._readers: dict[Path, set[Path]] = {}
         self._reads: dict[Path, tuple[Path, ...]] = {}
         # Each checked config's target and top-level keys.
         self._sets: dict[Path, tuple[str, frozenset[str]]] = {}
 
-    def add_findings(
+    def add_outcome(self, outcome: ConfigOutcome) -> None:
+        """The findings of a config checked on its own. A finding about a key it lacks may be
+        reported at a file it shares with other configs."""
+        assert outcome.target is not None
+        config = outcome.path
+        read = tuple(dict.fromkeys(real(path) for path in outcome.files))
+        self._reads[real(config)] = read
+        self._sets[real(config)] = (outcome.target, outcome.keys)
+        for path in read:
+            self._readers.setdefault(path, set()).add(real(config))
+        self._add_issues(config, outcome.target, outcome.issues, read)
+
+    def add_findings(self, config: Path, target: str, findings: Iterable[Finding]) -> None:
+        """The findings of a launch: its paths through the entry script place a finding about
+        a key the config lacks at the config itself."""
+        self._add_issues(config, target, [issue_of(finding) for finding in findings], None)
+
+    def _add_issues(
         self,
         config: Path,
         target: str,
-        findings: Iterable[Finding],
-        resolved: ResolvedConfig | None = None,
+        issues: Iterable[Issue],
+        read: tuple[Path, ...] | None,
     ) -> None:
-        """``resolved``: the config as checked, when findings about a key it lacks may be
-        reported at a file it shares with other configs (None: a launch, whose paths through
-        the entry script place such findings at the config itself)."""
-        read = None
-        if resolved is not None:
-            read = tuple(dict.fromkeys(real(path) for path in resolved.files))
-            self._reads[real(config)] = read
-            self._sets[real(config)] = (target, frozenset(map(str, resolved.root.entries)))
-            for path in read:
-                self._readers.setdefault(path, set()).add(real(config))
-        for finding in findings:
+        for issue in issues:
             chain: tuple[Path, ...]
-            if read is not None and finding.at is None and finding.node is None:
-                pool = (finding.code, target, finding.needed_by)
-                self._lacking.setdefault(pool, {})[real(config)] = (config, finding, read)
-                continue
-            if finding.at is not None:
-                span, chain = finding.at.span, finding.at.chain
-            elif finding.node is None:
+            if issue.span is None:
+                if read is not None:
+                    pool = (issue.code, target, issue.needed_by)
+                    self._lacking.setdefault(pool, {})[real(config)] = (config, issue, read)
+                    continue
                 span, chain = file_span(config), (config,)
             else:
-                span, chain = finding.node.origin.span, finding.node.origin.chain
-            group = self._group(
-                finding.code, finding.message, span, target, chain, finding.needed_by
-            )
-            group.key = finding.key
-            group.severity = finding.severity
-            if group.fix_intent is None:
-                group.fix_intent = finding.fix
-            group.configs[config] = None
+                span, chain = issue.span, issue.chain
+            group = self._group(issue.code, issue.message, span, target, chain, issue.needed_by)
+            group.take(config, issue)
 
     def add_problems(self, config: Path, problems: Iterable[LoadProblem]) -> None:
         for problem in problems:
@@ -115,7 +125,7 @@ class Aggregator:
     def _place_lacking(self) -> None:
         for (code, target, needed_by), entries in self._lacking.items():
             lacking = [
-                Lacking(key, _wants(finding), read) for key, (_, finding, read) in entries.items()
+                Lacking(key, _wants(issue), read) for key, (_, issue, read) in entries.items()
             ]
             top = _top_key(next(iter(entries.values()))[1])
 
@@ -127,18 +137,13 @@ class Aggregator:
 
             checked = Checked(self._readers, self._reads, unaffected)
             for site, configs in choose_sites(lacking, checked, _eligible).items():
-                shared = len(configs) > 1
+                # A site is read (and parsed) once, not once for each config it is the site of.
+                at_site = site_span(site) if len(configs) > 1 else None
                 for config in configs:
-                    path, finding, _read = entries[config]
-                    span = site_span(site) if shared else file_span(path)
-                    group = self._group(
-                        code, finding.message, span, target, (span.path,), needed_by
-                    )
-                    group.key = finding.key
-                    group.severity = finding.severity
-                    if group.fix_intent is None:
-                        group.fix_intent = finding.fix
-                    group.configs[path] = None
+                    path, issue, _read = entries[config]
+                    span = at_site or file_span(path)
+                    group = self._group(code, issue.message, span, target, (span.path,), needed_by)
+                    group.take(path, issue)
         self._lacking.clear()
 
     def violations(self) -> list[Violation]:
@@ -163,19 +168,37 @@ class Aggregator:
             )
         return sorted(result, key=lambda v: (v.span, v.code, v.target or "", v.needed_by or ""))
 
+    def leaf_fixes(self) -> frozenset[ViolationKey]:
+        """The violations (by `violation_key`, once `violations` placed them all) whose fix
+        each config's own check could write as an override in the config itself."""
+        return frozenset(
+            identity
+            for identity, group in self._groups.items()
+            if group.leaf_fix and group.fix_intent is not None
+        )
 
-def _wants(finding: Finding) -> str:
+
+def violation_key(violation: Violation) -> ViolationKey:
+    return (
+        violation.code,
+        violation.span._replace(path=real(violation.span.path)),
+        violation.target,
+        violation.needed_by,
+    )
+
+
+def _wants(issue: Issue) -> str:
     """What the config needs written: configs needing the same edit may share it."""
-    fix = finding.fix
+    fix = issue.fix
     changes = None if fix is None else [(change.key, change.value) for change in fix.changes]
-    return exact_repr((finding.message, changes))
+    return exact_repr((issue.message, changes))
 
 
-def _top_key(finding: Finding) -> str:
+def _top_key(issue: Issue) -> str:
     """The top-level key a finding about a missing key adds."""
-    if finding.fix is not None and finding.fix.changes:
-        return finding.fix.changes[0].key[0]
-    return (finding.key or "").split(".")[0]
+    if issue.fix is not None and issue.fix.changes:
+        return issue.fix.changes[0].key[0]
+    return (issue.key or "").split(".")[0]
 
 
 def _eligible(path: Path) -> bool:

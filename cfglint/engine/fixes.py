@@ -25,9 +25,10 @@ from cfglint.engine.fix_plan import (
     wants_fix,
 )
 from cfglint.engine.inheritors import InheritanceIndexes
+from cfglint.engine.outcome import OutcomeCache
 from cfglint.engine.placement import Placement, Placer
 from cfglint.engine.project_index import ProjectIndex, real
-from cfglint.engine.run import CheckRequest, CheckResult, Progress, is_fragment, run_check
+from cfglint.engine.run import CheckRequest, CheckResult, Progress, run_check
 from cfglint.engine.verify import Baseline, Expectation
 from cfglint.loader import Loader
 from cfglint.paths import display_path
@@ -63,9 +64,11 @@ def fix_until_stable(
     write: bool,
     indexes: InheritanceIndexes | None = None,
     round_progress: RoundProgress | None = None,
+    cache: OutcomeCache | None = None,
 ) -> FixOutcome:
     """`indexes`: those of the first check (who inherits what), reused by every later one;
-    `round_progress`: told of the configs each round's check loads."""
+    `round_progress`: told of the configs each round's check loads; `cache`: each config's
+    outcome, taken from there and stored there by every check."""
     index = ProjectIndex(result, request.paths, indexes)
     blocked: Blocked = set()
     if not write:
@@ -98,7 +101,8 @@ def fix_until_stable(
         written = _write(plan, errors, blocked)
         checking = round_progress(round_number + 1) if round_progress is not None else None
         result = _verified_round(
-            request, index, plan, written, baselines, blocked, notes, errors, internal, checking
+            request, index, plan, written, baselines, blocked, notes, errors, internal, checking,
+            cache,
         )
     return FixOutcome(
         result,
@@ -250,9 +254,14 @@ def _baselines(
                 return
             watched[real(path)] = _Watched(path, files, baseline, checked)
 
-    for path, config in result.resolved.items():
-        if not is_fragment(config):
-            watch(path, config, True, result.targets.get(path))
+    for path, facts in result.configs.items():
+        # Only the configs reading an edited file need their trees (resolved again here).
+        if facts.fragment or not edited.intersection(real(file) for file in facts.files):
+            continue
+        config = result.resolved.get(path)
+        if config is None:  # it no longer resolves: the check after the round says so
+            continue
+        watch(path, config, True, result.targets.get(path))
     for unchecked in index.unchecked_reading(edited):
         loaded = index.load(unchecked.path)
         if isinstance(loaded, ResolvedConfig):
@@ -291,10 +300,11 @@ def _verified_round(
     errors: list[str],
     internal: list[str],
     progress: Progress | None,
+    cache: OutcomeCache | None,
 ) -> CheckResult:
     """The check after the round, with every file whose edits broke a config put back."""
     index.files_changed()
-    after = run_check(request, Loader(), progress, indexes=index.indexes)
+    after = run_check(request, Loader(), progress, indexes=index.indexes, cache=cache)
     culprits: dict[Path, str] = {}
     for watched in baselines.values():
         edited = watched.files & set(written)
@@ -325,7 +335,7 @@ def _verified_round(
         _block(plan, file_edit, blocked)
     index.files_changed()
     del after
-    return run_check(request, Loader(), progress, indexes=index.indexes)
+    return run_check(request, Loader(), progress, indexes=index.indexes, cache=cache)
 
 
 def _verdict(watched: _Watched, after: CheckResult, index: ProjectIndex) -> str | None:

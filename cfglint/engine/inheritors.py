@@ -8,25 +8,27 @@ file would cost as much as checking all of them, so a cheap text index finds the
 first: a config can only inherit a file, directly or through other files, along a chain of files
 that each mention the next one's path. Only the candidates are resolved, and the loader's answer
 (the files a resolution went through) decides. Files are compared by real path, so a base
-reached through a symlinked folder is one file.
+reached through a symlinked folder is one file. What the index found in each file can be kept
+between runs (a ReferenceStore: cfglint/cache/index.py): a file whose stamp is unchanged is not
+read again.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from cfglint import files
 from cfglint.discover import is_base_file, walk_files
-from cfglint.loader import Loader
 from cfglint.loader.lazy import read_base_modules, relative_module_path
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import git_work_tree
 from cfglint.session import per_session
 from cfglint.settings import Settings, settings_for
-from cfglint.types import LoadResult
 
 # A config path as a `_base_` entry writes it: './x.py', '../_base_/a/b.yaml', 'pkg::c/d.py'.
 # Found by its extension, then read backwards (a regex for the whole path retries at every
@@ -71,7 +73,11 @@ class InheritanceIndex:
     `{{ fileDirname }}/x.py`) matches every file of that name.
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, walked: ProjectWalk, known: KnownReferences | None = None
+    ) -> None:
+        """`walked`: the project's files; `known`: what an earlier run found in each file,
+        taken again for each file whose stamp stands in for it (`files.stamp_stands_in`)."""
         self.root = root
         # Real path of a named file -> the files naming it.
         self._by_path: dict[Path, list[Path]] = {}
@@ -83,13 +89,13 @@ class InheritanceIndex:
         self._checkable: dict[Path, bool | None] = {}
         self._settings: dict[Path, Settings] = {}
         # Folders that could not be listed: a config in one may inherit any file.
-        self.unreadable: dict[Path, str] = {}
-        for path in walk_files(
-            root, skip_hidden=True, settings_exclude=False, unreadable=self._unreadable
-        ):
+        self.unreadable = walked.unreadable
+        # What this run found in each file, for the next one (`known`).
+        self.found = KnownReferences(time.time_ns(), {})
+        for path in walked.files:
             if path.suffix not in CONFIG_SUFFIXES:
                 continue
-            references = _references(path)
+            references = self._references(path, known)
             if not references:
                 continue  # it inherits nothing, so nothing reaches a config through it
             folder = path.parent
@@ -100,8 +106,30 @@ class InheritanceIndex:
                 else:
                     self._by_path.setdefault(_resolved(str(folder), reference), []).append(path)
 
-    def _unreadable(self, folder: Path, error: OSError) -> None:
-        self.unreadable[folder] = error.strerror or str(error)
+    def _references(self, path: Path, known: KnownReferences | None) -> tuple[str, ...]:
+        """The config paths the file mentions; as found by an earlier run when the file's stamp
+        says it is the same (then told to the readers of files.py as read)."""
+        key = str(path)
+        try:
+            stamp: files.Stamp | None = files.stamp_of(os.stat(path))
+        except OSError:
+            stamp = None
+        earlier = known.files.get(key) if known is not None else None
+        if earlier is not None and known is not None:
+            earlier_stamp, digest, references = earlier
+            if files.stamp_stands_in(earlier_stamp, stamp, known.recorded_ns):
+                files.tell(files.Read(path, digest, None, stamp))
+                self.found.files[key] = earlier
+                return references
+        try:
+            # Never a FIFO or a device (a FIFO in the project would block the whole run), never
+            # more than the loader reads: a file it refuses inherits nothing.
+            data = files.read_bytes_capped(path)
+        except OSError:
+            return ()
+        references = _references_in(data, path.suffix == ".py")
+        self.found.files[key] = (stamp, files.digest(data), references)
+        return references
 
     def candidates(self, path: Path, *, checkable_only: bool = True) -> list[Path]:
         """The configs that may inherit `path` (never `path` itself), a superset, in a stable
@@ -151,51 +179,95 @@ def _real_file(path: Path) -> Path:
 @per_session
 def _resolved(folder: str, reference: str) -> Path:
     # The loader's own normalisation of a relative `_base_` entry (abspath), then the file
-    # behind any symlink on the way.
-    return real(Path(os.path.abspath(os.path.join(folder, reference))))
+    # behind any symlink on the way (its folder's resolution is shared with its neighbours').
+    return _real_file(Path(os.path.abspath(os.path.join(folder, reference))))
 
 
-def _references(path: Path) -> set[str]:
-    """The config paths a file mentions, as written, when it uses `_base_` at all, and the
-    base modules of a lazy-import config's `with read_base():` as paths."""
-    try:
-        # Never a FIFO or a device (a FIFO in the project would block the whole run), never
-        # more than the loader reads: a file it refuses inherits nothing.
-        data = files.read_bytes_capped(path)
-    except OSError:
-        return set()
-    references = set()
-    if b"read_base" in data and path.suffix == ".py":
+def _references_in(data: bytes, python: bool) -> tuple[str, ...]:
+    """The config paths a file's text mentions, as written, when it uses `_base_` at all, and
+    the base modules of a lazy-import config's `with read_base():` as paths."""
+    references: dict[str, None] = {}
+    if python and b"read_base" in data:
         for module in read_base_modules(data.decode("utf-8", errors="replace")):
             relative = relative_module_path(module)
             # A package's module (`mmdet.configs.x`) matches every file of its name.
-            references.add(relative or "pkg::" + module.replace(".", "/") + ".py")
+            references[relative or "pkg::" + module.replace(".", "/") + ".py"] = None
     if b"_base_" not in data:
-        return references
+        return tuple(references)
     text = data.decode("utf-8", errors="replace")
     for match in _EXTENSION.finditer(text):
         start = match.start()
         before = text[max(0, start - _MAX_REFERENCE) : start][::-1]
         stem = _REVERSED_STEM.match(before)
         if stem is not None and stem.end():
-            references.add(stem.group()[::-1] + match.group())
-    return references
+            references[stem.group()[::-1] + match.group()] = None
+    return tuple(references)
+
+
+@dataclass(frozen=True, slots=True)
+class KnownReferences:
+    """What one run found in a project's files: path -> (stamp before it was read, digest, the
+    config paths it mentions), for the next run (cfglint/cache/index.py keeps it)."""
+
+    recorded_ns: int  # when that run started
+    files: dict[str, tuple[files.Stamp | None, str, tuple[str, ...]]]
+
+
+class ReferenceStore(Protocol):
+    """Where KnownReferences are kept between runs, per project root."""
+
+    def load(self, root: Path) -> KnownReferences | None: ...
+
+    def save(self, root: Path, known: KnownReferences) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectWalk:
+    """The files of a project the index and the launchers look at: under its root, without
+    the default exclusions and hidden folders (caches, tool state)."""
+
+    files: tuple[Path, ...]
+    unreadable: dict[Path, str]  # folders that could not be listed, with why
+
+
+def walk_project(root: Path) -> ProjectWalk:
+    unreadable: dict[Path, str] = {}
+
+    def note(folder: Path, error: OSError) -> None:
+        unreadable[folder] = error.strerror or str(error)
+
+    walked = walk_files(root, skip_hidden=True, settings_exclude=False, unreadable=note)
+    return ProjectWalk(tuple(walked), unreadable)
 
 
 class InheritanceIndexes:
-    """One InheritanceIndex per project root, built the first time a file under it asks.
+    """One InheritanceIndex per project root, built the first time a file under it asks, and
+    the project's files, walked once for the index and the launchers.
 
     Separate from any Loader: fixes edit values, never `_base_` references, so the indexes
     built for the first check serve every check of a fix loop and the fix placement too.
+    `store`: what earlier runs found in each file (only files changed since are read again).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, store: ReferenceStore | None = None) -> None:
+        self._store = store
+        self._walks: dict[Path, ProjectWalk] = {}
         self._indexes: dict[Path, InheritanceIndex] = {}
+
+    def walk(self, root: Path) -> ProjectWalk:
+        key = real(root)
+        if key not in self._walks:
+            self._walks[key] = walk_project(root)
+        return self._walks[key]
 
     def for_root(self, root: Path) -> InheritanceIndex:
         key = real(root)
         if key not in self._indexes:
-            self._indexes[key] = InheritanceIndex(root)
+            known = self._store.load(key) if self._store is not None else None
+            index = InheritanceIndex(root, self.walk(root), known)
+            if self._store is not None and (known is None or index.found.files != known.files):
+                self._store.save(key, index.found)
+            self._indexes[key] = index
         return self._indexes[key]
 
     def unreadable_folders(self) -> dict[Path, str]:
@@ -205,22 +277,3 @@ class InheritanceIndexes:
             for index in self._indexes.values()
             for folder, reason in index.unreadable.items()
         }
-
-
-class Inheritors:
-    """Finds, for each file named on the command line, the configs of its project that a check
-    takes and that inherit it."""
-
-    def __init__(self, loader: Loader, indexes: InheritanceIndexes) -> None:
-        self._loader = loader
-        self._indexes = indexes
-
-    def of(self, path: Path) -> Iterator[tuple[Path, LoadResult]]:
-        """Each config that inherits `path`, with its load result: a resolved config, or a
-        failure whose chain of `_base_` files goes through `path` (a base the change broke)."""
-        index = self._indexes.for_root(project_root(path))
-        key = real(path)
-        for candidate in index.candidates(path):
-            result = self._loader.load(candidate)
-            if any(real(file) == key for file in result.files):
-                yield candidate, result

@@ -12,18 +12,16 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from cfglint.crash_log import internal_error
-from cfglint.discover import LAUNCHER_SUFFIX, walk_files
+from cfglint.discover import LAUNCHER_SUFFIX
 from cfglint.engine.aggregate import Aggregator
 from cfglint.engine.evaluate import evaluate_view
-from cfglint.engine.inheritors import project_root, real
+from cfglint.engine.inheritors import InheritanceIndexes, project_root, real
 from cfglint.errors import UserError
-from cfglint.launch.explore import explore
-from cfglint.launch.shell import read_launcher
 from cfglint.loader import Loader
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import display_path
@@ -124,6 +122,9 @@ class LaunchChecker:
         self._neutral = neutral  # the host assumed while the launch's config is not known
 
     def check(self, launch: Launch, config: Path | None, named: bool) -> LaunchOutcome:
+        # The entry script's interpreter is imported only for a check that has launches.
+        from cfglint.launch.explore import explore
+
         guess = config or config_in_arguments(launch)
         target, error = self._target(guess, named)
         host = target.host if target is not None else self._neutral
@@ -224,25 +225,35 @@ class ProjectLaunchers:
         return chosen
 
 
-def read_launchers(paths: Sequence[Path], launchers: Sequence[Path]) -> ProjectLaunchers:
+def read_launchers(
+    paths: Sequence[Path], launchers: Sequence[Path], indexes: InheritanceIndexes
+) -> ProjectLaunchers:
     """The launchers named or found, each read from its project's root (where it is run from),
     and every other launcher of the projects the paths are in: a config is checked as the
-    project launches it, however it was named (a folder, a file, pre-commit's changed files)."""
-    named = [read_launcher(path, cwd=project_root(path)) for path in launchers]
+    project launches it, however it was named (a folder, a file, pre-commit's changed files).
+    The projects' files are walked once for this and the inheritance indexes (`indexes`)."""
+    named = [_read_launcher(path, project_root(path)) for path in launchers]
     seen = {real(path) for path in launchers}
     others: list[LauncherFile] = []
     for root in dict.fromkeys(project_root(path) for path in paths):
-        for path in walk_files(root, skip_hidden=True, settings_exclude=False):
+        for path in indexes.walk(root).files:
             if path.suffix == LAUNCHER_SUFFIX and real(path) not in seen:
                 seen.add(real(path))
-                others.append(read_launcher(path, cwd=root))
+                others.append(_read_launcher(path, root))
     return ProjectLaunchers(tuple(named), tuple(others))
+
+
+def _read_launcher(path: Path, cwd: Path) -> LauncherFile:
+    # The shell simulator is imported only for a project that has launchers.
+    from cfglint.launch.shell import read_launcher
+
+    return read_launcher(path, cwd=cwd)
 
 
 def project_entry_scripts(root: Path) -> set[Path]:
     """The entry scripts a project launches configs with (by real path): those its launchers
     start and its settings' `entry-points` name."""
-    scripts = read_launchers((root,), ()).entry_scripts()
+    scripts = read_launchers((root,), (), InheritanceIndexes()).entry_scripts()
     with contextlib.suppress(UserError):  # a broken setting is reported by the check itself
         scripts.update(real(spec.script) for spec in settings_entries(settings_for(root)))
     return scripts
@@ -281,12 +292,13 @@ class LaunchResults:
 def check_launches(
     checker: LaunchChecker,
     launchers: Sequence[LauncherFile],
-    configs: Mapping[Path, ResolvedConfig],
+    configs: Iterable[Path],
     entries_for: Callable[[Path], Sequence[EntrySpec]],
     named: Callable[[Path], bool],
 ) -> LaunchResults:
     """The shell launchers' launches first (their configs are checked as launched there), then
-    every other config as each entry point (`--entry`, `entry-points`) launches it."""
+    every other config that can be launched (`configs`: those with a `model`) as each entry
+    point (`--entry`, `entry-points`) launches it."""
     results = LaunchResults()
     for launcher in launchers:
         if launcher.problems:
@@ -301,8 +313,8 @@ def check_launches(
                 results.warnings.append(_not_checked(launch, outcome.view))
                 continue
             results.take(config, outcome)
-    for config, resolved in configs.items():
-        if config in results.covered or "model" not in resolved.root.entries:
+    for config in configs:
+        if config in results.covered:
             continue
         for spec in entries_for(config):
             outcome = _checked(checker, spec.launch_of(config), config, named(config), results)

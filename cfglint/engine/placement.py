@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from cfglint.engine.config_check import Registries
+from cfglint.engine.leaf_override import LeafOverrides, NotPlaceable
 from cfglint.engine.project_index import ProjectConfig, ProjectIndex, real
-from cfglint.engine.run import CheckResult, Registries
+from cfglint.engine.run import CheckResult
 from cfglint.engine.verify import dotted
 from cfglint.errors import UserError
 from cfglint.fix import unwritable_reason
 from cfglint.loader import Loader
-from cfglint.loader.merge import DELETE_KEY
 from cfglint.paths import display_path
 from cfglint.settings import FixPlacement, settings_for
 from cfglint.types import (
@@ -32,9 +33,7 @@ from cfglint.types import (
     SpanChange,
     TextEdit,
     UnknownNode,
-    UnknownValueError,
     Violation,
-    to_python,
 )
 
 PlacementKind = Literal["origin", "leaf"]
@@ -73,10 +72,6 @@ class Candidates:
     conflict: str | None = None
 
 
-class _NotPlaceable(Exception):
-    """Why one placement is impossible (one line)."""
-
-
 class Placer:
     """Placements for the violations of one check result."""
 
@@ -87,9 +82,8 @@ class Placer:
         self._index = index
         self._mode = mode
         self._writing = writing
-        self._loader = Loader()
         self._registries = Registries()
-        self._base_keys: dict[tuple[Path, tuple[str, ...]], bool] = {}
+        self._overrides = LeafOverrides(Loader())
 
     def candidates(self, violation: Violation) -> Candidates:
         found = Candidates()
@@ -98,14 +92,14 @@ class Placer:
             # A fix of code is placed already, in the file the code is in.
             try:
                 found.placements.append(self._in_code(intent.placed_in, intent))
-            except _NotPlaceable as error:
+            except NotPlaceable as error:
                 found.reasons.append(str(error))
             return found
         at_origin: Placement | None = None
         if self._mode != "leaf":
             try:
                 at_origin = self._at_origin(violation, found)
-            except _NotPlaceable as error:
+            except NotPlaceable as error:
                 found.reasons.append(str(error))
         if found.conflict is not None:
             return found
@@ -113,7 +107,7 @@ class Placer:
             found.placements.append(at_origin)
         try:
             found.placements.append(self._in_leaves(violation, found))
-        except _NotPlaceable as error:
+        except NotPlaceable as error:
             found.reasons.append(str(error))
         return found
 
@@ -123,17 +117,19 @@ class Placer:
         if self._mode == "origin" or (intent is not None and intent.placed_in is not None):
             candidates = self.candidates(violation)
             return bool(candidates.placements) and candidates.conflict is None
+        if self._result.leaf_fixable(violation):  # known from each config's own check
+            return True
         found = Candidates()
         try:
             self._in_leaves(violation, found)
             return True
-        except _NotPlaceable:
+        except NotPlaceable:
             pass
         if self._mode == "leaf":
             return False
         try:
             self._at_origin(violation, found)
-        except _NotPlaceable:
+        except NotPlaceable:
             return False
         return found.conflict is None
 
@@ -148,7 +144,7 @@ class Placer:
     def _in_code(self, path: Path, intent: FixIntent) -> Placement:
         reason = self._index.not_editable(path)
         if reason is not None:
-            raise _NotPlaceable(f"{display_path(path)} is not edited: {reason}")
+            raise NotPlaceable(f"{display_path(path)} is not edited: {reason}")
         return Placement("origin", (FileChanges(path, (), intent.anchored, intent.edits),))
 
     # -- where the value is written --------------------------------------------------------
@@ -172,7 +168,7 @@ class Placer:
                     entry = FileChanges(entry.path, (*entry.changes, placed), entry.anchored)
                 files[real(path)] = entry
         if not files:
-            raise _NotPlaceable("nothing to change where the value is written")
+            raise NotPlaceable("nothing to change where the value is written")
         for entry in files.values():
             self._check_origin_file(entry.path, violation, found)
             if entry.changes and real(entry.path) != real(config.path):
@@ -196,10 +192,10 @@ class Placer:
             )
             shown = display_path(path)
             if not isinstance(resolved, ResolvedConfig):
-                raise _NotPlaceable(f"{shown} is not edited: {display_path(config.path)} reads it")
+                raise NotPlaceable(f"{shown} is not edited: {display_path(config.path)} reads it")
             for top in tops:
                 if resolved.get(top) is not None:
-                    raise _NotPlaceable(
+                    raise NotPlaceable(
                         f"{shown} is not edited: {display_path(config.path)} reads it and sets "
                         f"`{dotted(top)}` itself"
                     )
@@ -208,12 +204,12 @@ class Placer:
         shown = display_path(path)
         reason = self._index.not_editable(path)
         if reason is not None:
-            raise _NotPlaceable(f"{shown} is not edited: {reason}")
+            raise NotPlaceable(f"{shown} is not edited: {reason}")
         others = self.other_targets(path, violation.target)
         if not others:
             return
         if self._mode == "auto":
-            raise _NotPlaceable(f"{shown} is not edited: configs for other targets inherit it")
+            raise NotPlaceable(f"{shown} is not edited: configs for other targets inherit it")
         conflict = self._conflicting(others, violation)
         if conflict is not None:
             found.conflict = (
@@ -221,7 +217,7 @@ class Placer:
                 f"{conflict.target} inherit it and need different values "
                 f"(e.g. {display_path(conflict.path)}); fix them with --fix-placement leaf"
             )
-            raise _NotPlaceable(found.conflict)
+            raise NotPlaceable(found.conflict)
 
     def _conflicting(
         self, others: list[ProjectConfig], violation: Violation
@@ -262,80 +258,12 @@ class Placer:
                 reason = unwritable_reason(leaf)
                 if reason is not None:
                     found.errors.append(f"cannot write {display_path(leaf)}: {reason}")
-                    raise _NotPlaceable(f"cannot write {display_path(leaf)}")
+                    raise NotPlaceable(f"cannot write {display_path(leaf)}")
             config = self._result.resolved.get(leaf)
             if config is None:
-                raise _NotPlaceable(f"{display_path(leaf)} is not resolved")
-            _refuse_overlay(config, intent)
-            changes = [
-                adjusted
-                for change in intent.changes
-                for adjusted in self._leaf_changes(config, change)
-            ]
-            files.append(FileChanges(leaf, tuple(changes)))
+                raise NotPlaceable(f"{display_path(leaf)} is not resolved")
+            files.append(FileChanges(leaf, self._overrides.changes(config, intent)))
         return Placement("leaf", tuple(files))
-
-    def _leaf_changes(self, config: ResolvedConfig, change: KeyChange) -> list[KeyChange]:
-        """The change as the leaf must write it to override what its bases set."""
-        key, value = change.key, change.value
-        if value is REMOVE:
-            return self._leaf_removal(config, key)
-        for depth in range(1, len(key) + 1):
-            prefix = key[:depth]
-            node = config.get(prefix)
-            writes_dict = depth < len(key) or isinstance(value, dict)
-            if node is None:
-                break
-            if isinstance(node, DictNode) or not writes_dict:
-                continue
-            if isinstance(node, UnknownNode):
-                raise _NotPlaceable(f"`{dotted(prefix)}` cannot be evaluated statically")
-            # MMEngine refuses to merge a dict over a base value that is not a dict.
-            if self._from_bases(config, prefix, node):
-                if depth == len(key):
-                    assert isinstance(value, dict)
-                    return [KeyChange(key, {DELETE_KEY: True, **value})]
-                return [KeyChange((*prefix, DELETE_KEY), True), change]
-            break
-        return [change]
-
-    def _leaf_removal(self, config: ResolvedConfig, key: tuple[str, ...]) -> list[KeyChange]:
-        node = config.get(key)
-        if node is None:
-            return []
-        if not self._from_bases(config, key, node):
-            return [KeyChange(key, REMOVE)]
-        # Merging cannot remove a key a base sets: replace the whole dict, minus that key.
-        parent_key = key[:-1]
-        parent = config.get(parent_key) if parent_key else None
-        if not isinstance(parent, DictNode):
-            raise _NotPlaceable(f"`{dotted(key)}` comes from a base; a config cannot remove it")
-        try:
-            rest = to_python(parent)
-        except UnknownValueError as error:
-            raise _NotPlaceable(
-                f"`{dotted(key)}` comes from a base, and `{dotted(parent_key)}` holds "
-                f"`{error.node.source}`, which cfglint cannot rewrite in {config.path.name}"
-            ) from None
-        assert isinstance(rest, dict)
-        value = {DELETE_KEY: True, **{k: v for k, v in rest.items() if k != key[-1]}}
-        value[key[-1]] = REMOVE
-        return [KeyChange(parent_key, value)]
-
-    def _from_bases(self, config: ResolvedConfig, key: tuple[str, ...], node: ConfigNode) -> bool:
-        """Whether a base of ``config`` sets ``key`` (so that the config merges over it)."""
-        if real(node.origin.path) != real(config.path):
-            return True
-        for base in config.files[1:]:
-            cache_key = (base, key)
-            if cache_key not in self._base_keys:
-                loaded = self._loader.load(base)
-                self._base_keys[cache_key] = (
-                    isinstance(loaded, ResolvedConfig) and loaded.get(key) is not None
-                )
-            if self._base_keys[cache_key]:
-                return True
-        return False
 
     def _resolved(self, violation: Violation) -> tuple[ResolvedConfig, bool]:
         """The config the violation was found in (for a launch: the path through the entry
@@ -352,7 +280,7 @@ class Placer:
                 if _reaches(other, violation):
                     return other, False
         if fallback is None:
-            raise _NotPlaceable("the config is not resolved")
+            raise NotPlaceable("the config is not resolved")
         return fallback, True
 
     def _paths_of(self, leaf: Path) -> list[ResolvedConfig]:
@@ -381,24 +309,6 @@ def _reaches(config: ResolvedConfig, violation: Violation) -> bool:
     return False
 
 
-def _refuse_overlay(config: ResolvedConfig, intent: FixIntent) -> None:
-    """A value the entry script (or the launcher) sets is set after the config is loaded: no
-    override in the config file can change it."""
-    if not config.overlay:
-        return
-    overlay = {real(path) for path in config.overlay}
-    for change in intent.changes:
-        for depth in range(1, len(change.key) + 1):
-            node = config.get(change.key[:depth])
-            if node is None:
-                break
-            if real(node.origin.path) in overlay:
-                raise _NotPlaceable(
-                    f"`{dotted(change.key[:depth])}` is set by "
-                    f"{display_path(node.origin.path)} after the config is loaded"
-                )
-
-
 Located = list[tuple[Path, KeyChange | SpanChange]]
 
 
@@ -409,9 +319,9 @@ def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object, site: P
     node: ConfigNode = config.root
     for depth, part in enumerate(key):
         if isinstance(node, UnknownNode):
-            raise _NotPlaceable(f"`{dotted(key[:depth])}` cannot be evaluated statically")
+            raise NotPlaceable(f"`{dotted(key[:depth])}` cannot be evaluated statically")
         if not isinstance(node, DictNode):
-            raise _NotPlaceable(f"`{dotted(key[:depth])}` is not a dict")
+            raise NotPlaceable(f"`{dotted(key[:depth])}` is not a dict")
         child = node.entries.get(part)
         if child is None:
             if value is REMOVE:
@@ -421,7 +331,7 @@ def _locate(config: ResolvedConfig, key: tuple[str, ...], value: object, site: P
             return [_at(node, key, depth, value)]
         node = child
     if isinstance(node, UnknownNode):
-        raise _NotPlaceable(f"`{dotted(key)}` cannot be evaluated statically")
+        raise NotPlaceable(f"`{dotted(key)}` cannot be evaluated statically")
     if isinstance(node, DictNode) and isinstance(value, dict) and value:
         return [
             located
@@ -438,7 +348,7 @@ def _at(
     path in YAML and JSON, where a value's key path in its file is its key in the config."""
     origin = node.origin
     if origin.env_dependent:
-        raise _NotPlaceable(f"`{dotted(key[:depth])}` comes from an environment placeholder")
+        raise NotPlaceable(f"`{dotted(key[:depth])}` comes from an environment placeholder")
     path = origin.span.path
     if path.suffix.lower() == ".py":
         return path, SpanChange(origin.span, key[depth:], value)

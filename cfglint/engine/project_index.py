@@ -62,12 +62,12 @@ class ProjectIndex:
         self._resolved = tuple(result.resolved)
         # The entry scripts and launchers of the launches checked belong to the project too.
         self._launch_files = tuple(
-            dict.fromkeys(path for config in result.resolved.values() for path in config.overlay)
+            dict.fromkeys(path for facts in result.configs.values() for path in facts.overlay)
         )
         self._facts = [
-            (path, resolved.files, result.targets.get(path))
-            for path, resolved in result.resolved.items()
-            if not is_fragment(resolved)
+            (path, facts.files, result.targets.get(path))
+            for path, facts in result.configs.items()
+            if not facts.fragment
         ]
         self._roots: tuple[Path, ...] | None = None
         self._checked_real: set[Path] | None = None

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from cfglint.crash_log import internal_error
 from cfglint.discover import discover
-from cfglint.engine.aggregate import Aggregator
-from cfglint.engine.evaluate import evaluate
-from cfglint.engine.inheritors import InheritanceIndexes, Inheritors, real
+from cfglint.engine.aggregate import Aggregator, ViolationKey, violation_key
+from cfglint.engine.config_check import ConfigChecker, selection
+from cfglint.engine.inheritors import InheritanceIndexes, project_root, real
 from cfglint.engine.launches import (
     EntrySpec,
     LaunchChecker,
@@ -20,31 +20,25 @@ from cfglint.engine.launches import (
     read_launchers,
     settings_entries,
 )
-from cfglint.engine.selection import NoqaIndex, Selection
+from cfglint.engine.outcome import ConfigOutcome, OutcomeCache
+from cfglint.engine.pool import Job, check_in_workers, worker_count
+from cfglint.engine.selection import NoqaIndex
 from cfglint.errors import NoTargetError, UserError
 from cfglint.loader import Loader
 from cfglint.paths import display_path
-from cfglint.rules import CHECK_RULES
-from cfglint.rules.base import Rule
 from cfglint.rules.cl9xx_loader import WARNING_CODES
-from cfglint.settings import (
-    HOW_TO_SET_A_TARGET,
-    Settings,
-    declared_choice,
-    settings_for,
-    target_choice,
-)
-from cfglint.targets import Target, TargetRegistry
-from cfglint.targets.registry import unknown_target
+from cfglint.settings import HOW_TO_SET_A_TARGET, settings_for
+from cfglint.targets import Target
 from cfglint.types import (
     Discovered,
     HostFacts,
     LaunchView,
-    LoadFailure,
-    LoadResult,
     ResolvedConfig,
     Violation,
 )
+
+__all__ = ["CheckRequest", "CheckResult", "ConfigFacts", "is_fragment", "run_check"]
+
 
 
 class Progress(Protocol):
@@ -68,10 +62,21 @@ class CheckRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class ConfigFacts:
+    """What the rest of a command needs of a checked config without its tree."""
+
+    files: tuple[Path, ...]  # as ResolvedConfig.files
+    fragment: bool  # no `model` (is_fragment)
+    overlay: tuple[Path, ...] = ()  # as ResolvedConfig.overlay (a launch)
+
+
+@dataclass(frozen=True, slots=True)
 class CheckResult:
     violations: tuple[Violation, ...]
     # One-line problems that are not about a config's values (no target, bad settings).
     errors: tuple[str, ...]
+    # Each config checked (fragments included) that resolved; a tree is resolved again when
+    # asked for, unless this process still holds it (ResolvedTrees).
     resolved: Mapping[Path, ResolvedConfig]
     targets: Mapping[Path, str] = field(default_factory=dict)
     # Things to tell the user that are no finding: noqa comments not understood, nothing checked.
@@ -81,6 +86,10 @@ class CheckResult:
     # cfglint's own failures, one line each (`internal error in PATH: ...`, traceback logged):
     # the file is not checked, the others are, and the run exits 2.
     internal_errors: tuple[str, ...] = ()
+    # The same configs as `resolved`, in its order: what is known of each without its tree.
+    configs: Mapping[Path, ConfigFacts] = field(default_factory=dict)
+    # The violations whose fix each config's own check could write in the config itself.
+    leaf_fixes: frozenset[ViolationKey] = frozenset()
 
     @property
     def unresolved(self) -> bool:
@@ -94,52 +103,43 @@ class CheckResult:
         """Violations that fail the run; warnings (CL907: skipped) never do."""
         return any(violation.severity == "error" for violation in self.violations)
 
-
-class Registries:
-    """One target registry per settings file, so each project's `extra-targets` are honoured;
-    and through them, each config's target."""
-
-    def __init__(self) -> None:
-        # A broken extra-target file is read once: its error stands in for the registry.
-        self._registries: dict[Path | None, TargetRegistry | str] = {}
-
-    def registry_for(self, settings: Settings) -> TargetRegistry:
-        """The registry of the project these settings govern (a UserError: a target file is
-        broken)."""
-        if settings.source not in self._registries:
-            try:
-                self._registries[settings.source] = TargetRegistry(settings.extra_targets)
-            except UserError as error:
-                self._registries[settings.source] = str(error)
-        registry = self._registries[settings.source]
-        if isinstance(registry, str):
-            raise UserError(registry)
-        return registry
-
-    def for_config(
-        self, leaf: Path, cli_target: str | None, settings: Settings, *, named: bool = True
-    ) -> Target:
-        """The leaf's target. A UserError names what is wrong where it was written: the
-        config itself, the settings file, a target file, or `--target`, so an error that is
-        not about this config reads the same for every config and is printed once.
-
-        `--target` is for the configs the command line names or finds (`named`); a config
-        brought in because it inherits a named file keeps the target it declares (its comment,
-        the settings), and takes `--target` only when it declares none.
-        """
-        choice = declared_choice(leaf) if not named and cli_target is not None else None
-        choice = choice or target_choice(leaf, cli_target)
-        registry = self.registry_for(settings)
-        if choice.name not in registry.names():
-            raise UserError(f"{choice.source}: {unknown_target(choice.name, registry.names())}")
-        return registry.get(choice.name)
+    def leaf_fixable(self, violation: Violation) -> bool:
+        """Whether every config's own check placed this violation's fix in the config itself."""
+        return violation_key(violation) in self.leaf_fixes
 
 
-def _selection(settings: Settings, request: CheckRequest) -> Selection:
-    return Selection(
-        request.select or settings.table.select or ("ALL",),
-        (*settings.table.ignore, *request.ignore),
-    )
+class ResolvedTrees(Mapping[Path, ResolvedConfig]):
+    """The checked configs' trees: held, or resolved again by a Loader when asked for (the
+    check itself kept only each config's outcome, engine/outcome.py). A config that no longer
+    resolves (its file changed since) is missing."""
+
+    def __init__(
+        self, order: Sequence[Path], held: Mapping[Path, ResolvedConfig], loader: Loader
+    ) -> None:
+        self._order = tuple(order)
+        self._members = frozenset(order)
+        self._held = dict(held)
+        self._loader = loader
+
+    def __getitem__(self, path: Path) -> ResolvedConfig:
+        found = self._held.get(path)
+        if found is not None:
+            return found
+        if path not in self._members:
+            raise KeyError(path)
+        loaded = self._loader.load(path)
+        if not isinstance(loaded, ResolvedConfig):
+            raise KeyError(path)
+        return loaded
+
+    def __iter__(self) -> Iterator[Path]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._members
 
 
 def is_fragment(config: ResolvedConfig) -> bool:
@@ -148,48 +148,100 @@ def is_fragment(config: ResolvedConfig) -> bool:
     return "model" not in config.root.entries
 
 
-def _load_configs(
-    discovered: Discovered,
-    loader: Loader,
-    aggregator: Aggregator,
+# The configs that may inherit each file named one by one.
+Candidates = dict[Path, list[Path]]
+
+
+def _jobs(discovered: Discovered, indexes: InheritanceIndexes) -> tuple[list[Job], Candidates]:
+    """The configs to check, in the order a check takes them: the leaves found, then every
+    config that may inherit a file named one by one (each once); and those candidates per
+    named file (only the ones whose resolution goes through it are taken)."""
+    jobs: dict[Path, bool] = {leaf: True for leaf in discovered.leaves}
+    candidates: Candidates = {}
+    for named in discovered.named:
+        index = indexes.for_root(project_root(named))
+        candidates[named] = index.candidates(named)
+        for candidate in candidates[named]:
+            jobs.setdefault(candidate, False)
+    return list(jobs.items()), candidates
+
+
+def _outcomes(
+    jobs: Sequence[Job],
+    checker: ConfigChecker,
+    cache: OutcomeCache | None,
     progress: Progress | None,
-    indexes: InheritanceIndexes,
+) -> dict[Path, ConfigOutcome]:
+    """Each job's outcome: stored in the cache, else computed here or in worker processes (and
+    stored)."""
+    found: dict[Path, ConfigOutcome] = {}
+    todo: list[Job] = []
+    if progress is not None:
+        progress.expect(len(jobs))
+    for path, named in jobs:
+        hit = cache.lookup(path, named) if cache is not None else None
+        if hit is None:
+            todo.append((path, named))
+            continue
+        found[path] = hit
+        if progress is not None:
+            progress(path)
+
+    def done(outcome: ConfigOutcome, named: bool) -> None:
+        if cache is not None:
+            settings = settings_for(outcome.path)
+            depends = (
+                *checker.extra_reads(outcome.files),
+                *checker.registries.reads(settings),
+            )
+            cache.store(outcome, named, depends)
+
+    computed = check_in_workers(checker, todo, worker_count(len(todo)), done, progress)
+    found.update((outcome.path, outcome) for outcome in computed)
+    return {path: found[path] for path, _named in jobs}
+
+
+def _taken(
+    discovered: Discovered,
+    jobs_done: Mapping[Path, ConfigOutcome],
+    candidates: Candidates,
+    checker: ConfigChecker,
+    aggregator: Aggregator,
     internal: list[str],
-) -> dict[Path, ResolvedConfig]:
-    """Load the leaves found, then every config inheriting a file named one by one."""
-    resolved: dict[Path, ResolvedConfig] = {}
+) -> dict[Path, ConfigOutcome]:
+    """The configs the check takes, in its order: the leaves found, then every config
+    inheriting a file named one by one; the ones that resolved are returned, the others'
+    problems go to the aggregator."""
+    resolved: dict[Path, ConfigOutcome] = {}
     loaded: set[Path] = set()
 
-    def take(leaf: Path, result: LoadResult) -> None:
+    def take(leaf: Path, outcome: ConfigOutcome) -> None:
         loaded.add(leaf)
-        if progress is not None:
-            progress(leaf)
-        if isinstance(result, LoadFailure):
-            if result.internal is not None:
-                internal.append(result.internal)
-            aggregator.add_problems(leaf, result.problems)
-        else:
-            resolved[leaf] = result
+        if outcome.resolved:
+            resolved[leaf] = outcome
+            return
+        if outcome.load_internal is not None:
+            internal.append(outcome.load_internal)
+        aggregator.add_problems(leaf, outcome.problems)
 
-    if progress is not None:
-        progress.expect(len(discovered.leaves))
     for leaf in discovered.leaves:
-        take(leaf, loader.load(leaf))
+        take(leaf, jobs_done[leaf])
     # Every config inheriting a named file, failures included: a commit that breaks a base
     # must fail on the configs it breaks, whatever else the commit touches.
-    inheritors = Inheritors(loader, indexes)
     for named in discovered.named:
+        key = real(named)
         found = False
-        for leaf, result in inheritors.of(named):
+        for candidate in candidates[named]:
+            outcome = jobs_done[candidate]
+            if not any(real(file) == key for file in outcome.files):
+                continue
             found = True
-            if leaf not in loaded:
-                if progress is not None:
-                    progress.expect(1)  # found as it loads: the total grows
-                take(leaf, result)
+            if candidate not in loaded:
+                take(candidate, outcome)
         if not found and named in discovered.bases:
             # A base nothing inherits yet is still checked for what would break its first user.
-            alone = loader.load(named)
-            if isinstance(alone, LoadFailure):
+            alone = checker.load(named)
+            if not isinstance(alone, ResolvedConfig):
                 if alone.internal is not None:
                     internal.append(alone.internal)
                 aggregator.add_problems(named, alone.problems)
@@ -202,10 +254,23 @@ def run_check(
     progress: Progress | None = None,
     *,
     indexes: InheritanceIndexes | None = None,
+    cache: OutcomeCache | None = None,
 ) -> CheckResult:
     """`indexes`: who inherits what, shared by the checks of one fix loop (fixes never change
-    `_base_`), and with its fix placement."""
-    loader = loader or Loader()
+    `_base_`), and with its fix placement. `cache`: each config's outcome from an earlier run,
+    while what it was computed from is unchanged (cfglint/cache/configs.py)."""
+    recording = cache.recording() if cache is not None else contextlib.nullcontext()
+    with recording:
+        return _run_check(request, loader or Loader(), progress, indexes, cache)
+
+
+def _run_check(
+    request: CheckRequest,
+    loader: Loader,
+    progress: Progress | None,
+    indexes: InheritanceIndexes | None,
+    cache: OutcomeCache | None,
+) -> CheckResult:
     discovered = discover(request.paths, request.force_exclude)
     aggregator = Aggregator()
     errors: list[str] = []
@@ -213,7 +278,7 @@ def run_check(
         aggregator.add_problems(problem.span.path, [problem])
 
     indexes = indexes or InheritanceIndexes()
-    launchers = read_launchers(request.paths, discovered.launchers)
+    launchers = read_launchers(request.paths, discovered.launchers, indexes)
     entry_scripts = _entry_scripts(request, launchers)
     if entry_scripts:
         # An entry script is a program, never a config.
@@ -221,60 +286,58 @@ def run_check(
             discovered, leaves=tuple(p for p in discovered.leaves if real(p) not in entry_scripts)
         )
     internal: list[str] = []
-    resolved = _load_configs(discovered, loader, aggregator, progress, indexes, internal)
+    checker = ConfigChecker(request.cli_target, request.select, request.ignore, loader)
+    jobs, candidates = _jobs(discovered, indexes)
+    outcomes = _outcomes(jobs, checker, cache, progress)
+    taken = _taken(discovered, outcomes, candidates, checker, aggregator, internal)
     found_leaves = set(discovered.leaves)
-    targets = Registries()
-
-    def rules_for(config: Path) -> list[Rule]:
-        # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
-        selection = _selection(settings_for(config), request)
-        return [rule for rule in CHECK_RULES if selection.wants(rule.code)]
 
     no_target: dict[str, Path] = {}
 
     def target_for(config: Path, named: bool) -> Target:
         try:
-            return targets.for_config(config, request.cli_target, settings_for(config), named=named)
+            return checker.target_for(config, named)
         except NoTargetError as error:
             no_target[str(error)] = config
             raise
 
-    checker = LaunchChecker(loader, aggregator, target_for, rules_for, NEUTRAL_HOST)
+    launch_checker = LaunchChecker(loader, aggregator, target_for, checker.rules_for, NEUTRAL_HOST)
     named_files = {real(path) for path in discovered.named}
     launched = check_launches(
-        checker,
-        launchers.relevant({real(path) for path in resolved}, named_files),
-        resolved,
+        launch_checker,
+        launchers.relevant({real(path) for path in taken}, named_files),
+        [path for path, outcome in taken.items() if not outcome.fragment],
         lambda config: request.entries or settings_entries(settings_for(config)),
         lambda config: config in found_leaves,
     )
     errors.extend(launched.errors)
     internal.extend(launched.internal)
-    for covered in launched.covered:
-        resolved.pop(covered, None)  # what stopped a launch short of the Runner is reported
-    resolved.update(launched.launched)
+    # What stopped a launch short of the Runner is reported; a config launched is checked as
+    # launched, not again on its own.
+    alone = {path: outcome for path, outcome in taken.items() if path not in launched.covered}
     target_of: dict[Path, str] = dict(launched.targets)
-    for leaf, config in resolved.items():
-        if is_fragment(config) or leaf in target_of:
+    for leaf, outcome in alone.items():
+        if outcome.fragment:
             continue
-        try:
-            target = target_for(leaf, leaf in found_leaves)
-        except UserError as error:
-            errors.append(str(error))
+        if outcome.target_error is not None:
+            errors.append(outcome.target_error)
+            if outcome.no_target:
+                no_target[outcome.target_error] = leaf
             continue
-        target_of[leaf] = target.name
-        try:
-            findings = list(evaluate(config, target, rules_for(leaf)))
-        except Exception as error:  # a bug for this config must not stop the others
-            internal.append(internal_error(error, leaf))
+        assert outcome.target is not None
+        target_of[leaf] = outcome.target
+        if outcome.check_internal is not None:
+            internal.append(outcome.check_internal)
             continue
-        aggregator.add_findings(leaf, target.name, findings, config)
+        aggregator.add_outcome(outcome)
 
     noqa = NoqaIndex()
     kept = []
     for violation in aggregator.violations():
         settings = settings_for(violation.configs[0] if violation.configs else violation.path)
-        if not _selection(settings, request).wants(violation.code, violation.needed_by):
+        if not selection(settings, request.select, request.ignore).wants(
+            violation.code, violation.needed_by
+        ):
             continue
         if noqa.suppressed(
             violation.path, violation.span.line, violation.code, violation.needed_by
@@ -292,10 +355,15 @@ def run_check(
             "MMEngine configs (code, or no config keys); name a file to check it anyway, or "
             "set `include` under [tool.cfglint]"
         )
+    facts = {path: ConfigFacts(outcome.files, outcome.fragment) for path, outcome in alone.items()}
+    facts.update(
+        (path, ConfigFacts(config.files, is_fragment(config), config.overlay))
+        for path, config in launched.launched.items()
+    )
     nothing_found = not (discovered.leaves or discovered.bases or discovered.launchers)
     if nothing_found and not discovered.problems:
         warnings.append("no config files found under the given paths")
-    elif resolved and not target_of and not errors:
+    elif facts and not target_of and not errors:
         warnings.append(
             "no launchable config checked: every config found lacks `model` (a fragment is "
             "checked through the configs that inherit it)"
@@ -303,11 +371,13 @@ def run_check(
     return CheckResult(
         tuple(kept),
         tuple(_no_target_once(errors, no_target)),
-        resolved,
+        ResolvedTrees(list(facts), launched.launched, loader),
         target_of,
         tuple(warnings),
         tuple(launched.views),
         tuple(dict.fromkeys(internal)),
+        facts,
+        aggregator.leaf_fixes(),
     )
 
 

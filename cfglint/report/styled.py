@@ -5,9 +5,6 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from rich.console import Console
-from rich.text import Text
-
 # A piece of a line and its rich style ("" for none).
 Piece = tuple[str, str]
 StyledLine = Sequence[Piece]
@@ -18,6 +15,10 @@ def join_lines(lines: Sequence[StyledLine], color: bool) -> str:
         return ""
     if not color:
         return "".join("".join(text for text, _ in line) + "\n" for line in lines)
+    # rich only for colour: a report piped to a file or a hook's log never imports it.
+    from rich.console import Console
+    from rich.text import Text
+
     buffer = io.StringIO()
     # force_terminal: the caller already decided colour is wanted; rich must not second-guess.
     console = Console(

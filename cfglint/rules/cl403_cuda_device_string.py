@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from cfglint.loader.scan import stored_items
 from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode
@@ -16,22 +17,44 @@ _CUDA = re.compile(r"cuda(:[0-9]+)?")
 DEVICE_KEYS = frozenset({"device", "map_location"})
 
 
-def _device_strings(node: ConfigNode, path: str) -> Iterator[tuple[str, ScalarNode]]:
+def _device_strings(root: DictNode) -> Iterator[tuple[str, ScalarNode]]:
+    """Each `device`/`map_location` holding a CUDA device string, with its dotted key, in the
+    order of the config's keys. The whole tree is scanned as stored (loader/scan.py); only a
+    value found is taken from the tree itself, with the config's origin."""
+    found: list[tuple[object, ...]] = []
+    _cuda_keys(root, [], found)
+    for parts in found:
+        node: ConfigNode = root
+        for part in parts:
+            if isinstance(node, DictNode):
+                node = node.entries[part]
+            elif isinstance(node, SequenceNode) and isinstance(part, int):
+                node = node.items[part]
+        assert isinstance(node, ScalarNode)
+        yield ".".join(map(str, parts)), node
+
+
+def _cuda_keys(node: ConfigNode, parts: list[object], found: list[tuple[object, ...]]) -> None:
+    """The key paths below `node` (at `parts`) to a CUDA device string, into `found`."""
     if isinstance(node, DictNode):
-        for key, child in node.entries.items():
-            where = f"{path}.{key}" if path else str(key)
-            if (
-                key in DEVICE_KEYS
-                and isinstance(child, ScalarNode)
-                and isinstance(child.value, str)
-                and _CUDA.fullmatch(child.value)
-            ):
-                yield where, child
-            else:
-                yield from _device_strings(child, where)
+        entries = node.entries
+        # Most dicts are plain ones: their items need no help.
+        items = entries.items() if type(entries) is dict else stored_items(entries)
+        for key, child in items:
+            if isinstance(child, ScalarNode):
+                value = child.value
+                if key in DEVICE_KEYS and isinstance(value, str) and _CUDA.fullmatch(value):
+                    found.append((*parts, key))
+            elif isinstance(child, DictNode | SequenceNode):
+                parts.append(key)
+                _cuda_keys(child, parts, found)
+                parts.pop()
     elif isinstance(node, SequenceNode):
         for index, item in enumerate(node.items):
-            yield from _device_strings(item, f"{path}.{index}")
+            if isinstance(item, DictNode | SequenceNode):
+                parts.append(index)
+                _cuda_keys(item, parts, found)
+                parts.pop()
 
 
 def _check(ctx: RuleContext) -> Iterator[Finding]:
@@ -40,7 +63,7 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
         return
     vendor = host.vendor_import
     unless = f" (without `{vendor.modules[0]}`)" if vendor is not None and vendor.cuda else ""
-    for where, node in _device_strings(ctx.config.root, ""):
+    for where, node in _device_strings(ctx.config.root):
         if where == "device":
             continue  # a top-level `device` is never read at all (CL302)
         yield Finding(

@@ -188,8 +188,12 @@ def test_an_edit_to_anything_the_run_read_is_checked_again(tree: Path, name: str
 
 
 def _entries(tree: Path) -> list[Path]:
+    """The whole-command entries (each config's outcome and the index are kept in folders
+    beside them)."""
     return sorted(
-        path for path in (tree / ".cfglint_cache").rglob("*") if path.parent.name[0].isdigit()
+        path
+        for path in (tree / ".cfglint_cache").rglob("*")
+        if path.is_file() and path.parent.name[0].isdigit()
     )
 
 

@@ -1,0 +1,149 @@
+"""Checking in worker processes (engine/pool.py) prints exactly what one process prints: the
+same findings in the same order, the same errors and warnings, the same fixes written, whatever
+the number of workers and however the configs were shared out."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLES, CliResult, run_cli
+from project_tree import snapshot, write_tree
+
+from cfglint.engine.pool import WORKERS_VARIABLE
+
+GROUPS = 4
+LEAVES = 36  # per group: 144 configs, enough for the pool without forcing it
+
+
+def _leaf(group: int, index: int) -> str:
+    """A leaf of one group, with something different every few leaves."""
+    lines = []
+    if index % 5 != 0:  # else the settings' default target: cuda
+        lines.append("# cfglint: target=t20-gcu")
+    if index % 11 == 10:
+        lines.append("_base_ = ['../_base_/missing.py']")
+    elif index % 23 == 22:
+        lines.append(f"_base_ = ['./leaf{index - 1}.py']")  # a leaf inheriting a leaf
+    else:
+        lines.append(f"_base_ = ['../_base_/g{group}.py']")
+    if index % 13 != 12:  # else a fragment: no model
+        lines.append(f"model = dict(type='Toy', depth={index})")
+    if index % 7 == 0:
+        lines.append("model_wrapper_cfg = dict(type='MMDistributedDataParallel', device_ids=[0])")
+    if index % 17 == 3:
+        lines.append("env_cfg = dict(cudnn_benchmark=True)  # cfglint: noqa: CL301")
+    if index % 19 == 4:
+        lines.append("import os\nenv_cfg = dict(dist_cfg=dict(backend=os.environ['BACKEND']))")
+    if index % 9 == 8:
+        lines.append("train_cfg = dict(device='cuda:0')")
+    return "\n".join(lines) + "\n"
+
+
+def _project(root: Path) -> Path:
+    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("__pycache__", ".cfglint_cache"))
+    files = {}
+    for group in range(GROUPS):
+        runtime = "_base_ = ['../../_base_/default_runtime.py']\n"
+        files[f"configs/many/_base_/g{group}.py"] = runtime + (
+            "find_unused_parameters = True\n" if group == 1 else ""
+        )
+        for index in range(LEAVES):
+            files[f"configs/many/g{group}/leaf{index}.py"] = _leaf(group, index)
+    return write_tree(root, files)
+
+
+def _check(project: Path, workers: int, *args: str) -> CliResult:
+    env = {**os.environ, WORKERS_VARIABLE: str(workers)}
+    return run_cli(*args, "--no-cache", cwd=project, env=env)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _project(tmp_path_factory.mktemp("workers") / "project")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("check",),
+        ("check", "--output-format", "json"),
+        ("check", "--statistics"),
+        ("check", "--target", "t20-gcu", "--fix-placement", "origin"),
+        ("check", "configs/many/_base_/g2.py", "configs/many/g0/leaf3.py"),
+    ],
+    ids=["text", "json", "statistics", "target-origin", "named-files"],
+)
+def test_workers_print_what_one_process_prints(project: Path, args: tuple[str, ...]) -> None:
+    alone = _check(project, 1, *args)
+    assert alone.exit_code in (1, 2), alone.stderr
+    assert "CL2" in alone.stdout
+    assert _check(project, 2, *args) == alone
+    assert _check(project, 3, *args) == alone  # ranges of unequal length, chunks taken over
+
+
+def test_the_project_has_what_the_comparisons_need(project: Path) -> None:
+    result = _check(project, 1, "check", "--statistics")
+    assert result.exit_code == 2  # the configs with a missing base
+    for code in ("CL903", "CL201", "CL203", "CL906", "CL403", "CL101"):
+        assert code in result.stdout
+
+
+def test_fix_in_workers_writes_what_one_process_writes(tmp_path: Path) -> None:
+    results = []
+    for workers in (1, 2):
+        project = _project(tmp_path / str(workers))
+        fixed = _check(project, workers, "fix", "--unsafe-fixes")
+        # Messages about a missing base name its absolute path.
+        printed = [text.replace(str(project), "PROJECT") for text in (fixed.stdout, fixed.stderr)]
+        results.append((fixed.exit_code, printed, snapshot(project)))
+    (code_alone, printed_alone, files_alone), pooled = results
+    assert "Fixed" in printed_alone[0]
+    assert pooled == (code_alone, printed_alone, files_alone)
+
+
+def test_a_worker_that_dies_loses_no_config(project: Path) -> None:
+    """A worker killed in the middle (out of memory, say): what it had not sent back is
+    checked in the parent, and every outcome is the one a single process gives."""
+    from cfglint.engine.config_check import ConfigChecker
+    from cfglint.engine.outcome import ConfigOutcome
+    from cfglint.engine.pool import check_in_workers
+    from cfglint.loader import Loader
+
+    parent = os.getpid()
+    jobs = [(path, True) for path in sorted((project / "configs/many").rglob("leaf*.py"))]
+    doomed = jobs[len(jobs) // 3][0]
+
+    class Dying(ConfigChecker):
+        def check(self, path: Path, named: bool) -> ConfigOutcome:
+            if os.getpid() != parent and path == doomed:
+                os._exit(9)
+            return super().check(path, named)
+
+    def checker(kind: type[ConfigChecker]) -> ConfigChecker:
+        return kind(None, None, (), Loader())
+
+    seen: list[Path] = []
+    cwd = os.getcwd()
+    os.chdir(project)
+    try:
+        pooled = check_in_workers(checker(Dying), jobs, 2, lambda _o, _n: None, seen.append)
+        alone = check_in_workers(checker(ConfigChecker), jobs, 1, lambda _o, _n: None)
+    finally:
+        os.chdir(cwd)
+    assert pooled == alone
+    assert sorted(seen) == sorted(path for path, _named in jobs)  # each once
+
+
+def test_how_many_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cfglint.engine.pool import worker_count
+
+    monkeypatch.delenv(WORKERS_VARIABLE, raising=False)
+    assert worker_count(30) == 1  # too few configs to pay for a worker's start
+    assert 1 <= worker_count(10_000) <= len(os.sched_getaffinity(0))
+    monkeypatch.setenv(WORKERS_VARIABLE, "3")
+    assert (worker_count(10_000), worker_count(2)) == (3, 2)
+    monkeypatch.setenv(WORKERS_VARIABLE, "1")
+    assert worker_count(10_000) == 1
