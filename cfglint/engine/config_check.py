@@ -21,6 +21,7 @@ from cfglint.errors import NoTargetError, UserError
 from cfglint.loader import Loader
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.base import Finding, Rule
+from cfglint.session import per_session
 from cfglint.settings import Settings, declared_choice, settings_for, target_choice
 from cfglint.targets import Target, TargetRegistry
 from cfglint.targets.registry import unknown_target
@@ -85,9 +86,11 @@ def selection(
     return Selection(select or settings.table.select or ("ALL",), (*settings.table.ignore, *ignore))
 
 
-# What resolutions read besides their own files: the metafiles `pkg::` bases are looked up in
-# (loader/bases.py), read once per process (it remembers them), so kept per process too.
-_EXTRA_READS: dict[Path, files.Read] = {}
+@per_session
+def _extra_reads() -> dict[Path, files.Read]:
+    """What resolutions read besides their own files: the metafiles `pkg::` bases are looked up
+    in (loader/bases.py), read once per command (it remembers them), so kept per command too."""
+    return {}
 
 
 def _package_of(path: Path) -> Path | None:
@@ -134,7 +137,7 @@ class ConfigChecker:
             for read in reads:
                 absolute = os.path.abspath(read.path)
                 if absolute not in own:
-                    _EXTRA_READS.setdefault(Path(absolute), read)
+                    _extra_reads().setdefault(Path(absolute), read)
         return result
 
     @staticmethod
@@ -144,7 +147,7 @@ class ConfigChecker:
         folders = {folder for file in config_files for folder in Path(file).parents}
         return tuple(
             read
-            for path, read in _EXTRA_READS.items()
+            for path, read in _extra_reads().items()
             if (package := _package_of(path)) is None or package in folders
         )
 

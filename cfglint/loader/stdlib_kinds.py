@@ -7,6 +7,9 @@ reads the standard library's own source to tell: the last top-level binding of t
 module decides. C modules hold no Python functions. When the source does not say (a value
 computed at import time, ``from x import *`` of a Python module), the answer is "unsure" and the
 name is kept as an unknown value.
+
+Its answers are remembered for the process, not per command (cfglint/session.py): they read the
+interpreter's own standard library, which does not change while the interpreter runs.
 """
 
 from __future__ import annotations
