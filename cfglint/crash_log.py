@@ -69,6 +69,11 @@ def internal_error(error: BaseException, path: Path | None = None) -> str:
     return f"internal error{where}: {summary} ({note}; please report it at {ISSUES_URL})"
 
 
+def count_elsewhere() -> None:
+    """Count an internal error a worker process reported (and logged) for this command."""
+    session.current().internal_errors += 1
+
+
 def reported() -> int:
     """How many internal errors this command reported: a run that met one is not cached (the
     bug may not happen again; its output must not outlive it)."""

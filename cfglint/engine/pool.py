@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from cfglint import files
+from cfglint import crash_log, files
 from cfglint.engine.config_check import ConfigChecker
 from cfglint.engine.outcome import ConfigOutcome
 
@@ -193,6 +193,10 @@ class _Scheduler:
             files.tell(read)
         for index, outcome in outcomes:
             self._results[index] = outcome
+            if outcome.load_internal is not None or outcome.check_internal is not None:
+                # Reported (and logged) in the worker: counted here, where the command runs
+                # (a run that met one is not cached).
+                crash_log.count_elsewhere()
             if self._progress is not None:
                 self._progress(outcome.path)
         self._hand_out(worker)
