@@ -31,6 +31,20 @@ class Code:
     key: str | None = None  # the config key a target's policy for the code names
 
 
+# The loader's codes, by name: the steps that raise or read them name them so.
+SYNTAX_ERROR = "CL901"
+UNREADABLE_CONFIG = "CL902"
+MISSING_BASE = "CL903"
+CYCLIC_BASE = "CL904"
+MMENGINE_REFUSES = "CL905"
+UNKNOWN_VALUE = "CL906"
+NOT_A_CONFIG = "CL907"
+# The codes that say a config could not be resolved at all (a noqa cannot silence them).
+UNRESOLVED = frozenset(
+    {SYNTAX_ERROR, UNREADABLE_CONFIG, MISSING_BASE, CYCLIC_BASE, MMENGINE_REFUSES}
+)
+
+
 CODES: Mapping[str, Code] = {
     "CL101": Code("policy", "error", "target", "env_cfg.dist_cfg.backend"),
     "CL102": Code("policy", "error", "none", "launcher"),

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from cfglint.codes import UNREADABLE_CONFIG
 from cfglint.config_sniff import looks_like_config
 from cfglint.files import UnreadableFileError, is_dir, read_text_capped, regular_file_status
 from cfglint.settings import default_excluded, settings_for
@@ -80,7 +81,7 @@ def _walk(
         # Never a silent pass: the configs in there are not checked, and the run says so.
         reason = error.strerror or str(error)
         message = f"cannot read folder: {reason} (the configs in it are not checked)"
-        problems.append(LoadProblem("CL902", message, Span(path, 1, 1, 1, 1)))
+        problems.append(LoadProblem(UNREADABLE_CONFIG, message, Span(path, 1, 1, 1, 1)))
 
     for path in walk_files(folder, unreadable=unreadable):
         if path.suffix == LAUNCHER_SUFFIX:
@@ -101,7 +102,7 @@ def _named_file_problem(path: Path) -> LoadProblem | None:
     except UnreadableFileError as error:
         missing = error.errno == errno.ENOENT
         message = "no such file or directory" if missing else error.reason
-        return LoadProblem("CL902", message, Span(path, 1, 1, 1, 1))
+        return LoadProblem(UNREADABLE_CONFIG, message, Span(path, 1, 1, 1, 1))
     return None
 
 

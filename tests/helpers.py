@@ -40,7 +40,11 @@ def run_cli(
     subprocess's (UTF-8, universal newlines).
     """
     words = [str(arg) for arg in args]
-    if OWN_PROCESS_COMMANDS.intersection(words[:1]):
+    # CFGLINT_TESTS_IN_SUBPROCESSES=1 runs every command as its own process (to compare, or to
+    # rule the in-process runner out when a test fails).
+    if OWN_PROCESS_COMMANDS.intersection(words[:1]) or os.environ.get(
+        "CFGLINT_TESTS_IN_SUBPROCESSES"
+    ):
         return run_cli_in_a_process(*words, cwd=cwd, env=env)
     return _run_in_this_process(words, cwd, env)
 

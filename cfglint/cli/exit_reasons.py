@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from cfglint.codes import UNREADABLE_CONFIG
 from cfglint.engine.run import CheckResult
 from cfglint.engine.selection import UNIGNORABLE
 from cfglint.report.common import plural
 
-_UNREADABLE = "CL902"
+_UNREADABLE = UNREADABLE_CONFIG
 
 
 def exit_reasons(

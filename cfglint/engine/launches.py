@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from cfglint.codes import MMENGINE_REFUSES, UNKNOWN_VALUE
 from cfglint.crash_log import internal_error
 from cfglint.discover import LAUNCHER_SUFFIX
 from cfglint.engine.aggregate import Aggregator
@@ -177,7 +178,7 @@ def _unknown_configs(view: LaunchView) -> tuple[LoadProblem, ...]:
             f"(`{code}` at line {unknown.origin.span.line}: {unknown.reason}): the launch is not "
             "checked"
         )
-        problems.setdefault(span, LoadProblem("CL906", message, span))
+        problems.setdefault(span, LoadProblem(UNKNOWN_VALUE, message, span))
     return tuple(problems.values())
 
 
@@ -191,7 +192,9 @@ def _stops(view: LaunchView) -> tuple[LoadProblem, ...]:
         if world.ending is None or world.ending_span is None or "exits" in world.ending:
             continue
         message = f"the launch stops before the Runner: {world.ending}"
-        problems.setdefault(world.ending_span, LoadProblem("CL905", message, world.ending_span))
+        problems.setdefault(
+            world.ending_span, LoadProblem(MMENGINE_REFUSES, message, world.ending_span)
+        )
     return tuple(problems.values())
 
 

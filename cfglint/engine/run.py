@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from cfglint.codes import UNRESOLVED
 from cfglint.discover import discover
 from cfglint.engine.aggregate import Aggregator, ViolationKey, violation_key
 from cfglint.engine.config_check import ConfigChecker, selection
@@ -94,7 +95,7 @@ class CheckResult:
     @property
     def unresolved(self) -> bool:
         return any(
-            v.code.startswith("CL90") and v.code != "CL906" and v.severity == "error"
+            v.code in UNRESOLVED and v.severity == "error"
             for v in self.violations
         )
 

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cfglint import directives, files, paths
+from cfglint.codes import UNRESOLVED
 from cfglint.rules import RULES_BY_CODE
 
 # A config that cannot be resolved is never silently skipped.
-UNIGNORABLE = frozenset({"CL901", "CL902", "CL903", "CL904", "CL905"})
+# A config that cannot be resolved was not checked at all: no noqa hides that.
+UNIGNORABLE = UNRESOLVED
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import ast
 from dataclasses import replace
 from pathlib import Path
 
+from cfglint.codes import SYNTAX_ERROR, UNREADABLE_CONFIG
 from cfglint.files import UnreadableFileError, read_text_capped
 from cfglint.launch.interpreter import ConfigFailed, Decisions, PathEnd
 from cfglint.launch.script_calls import ScriptRunner
@@ -44,16 +45,16 @@ def read_script(path: Path) -> tuple[SourceText, ast.Module] | LoadProblem:
     try:
         text = read_text_capped(path)
     except UnreadableFileError as error:
-        return LoadProblem("CL902", f"entry script: {error.reason}", start)
+        return LoadProblem(UNREADABLE_CONFIG, f"entry script: {error.reason}", start)
     except UnicodeDecodeError:
-        return LoadProblem("CL902", "entry script: not UTF-8 text", start)
+        return LoadProblem(UNREADABLE_CONFIG, "entry script: not UTF-8 text", start)
     try:
         tree = ast.parse(text, filename=str(path))
     except SyntaxError as error:
         line = error.lineno or 1
-        return LoadProblem("CL901", f"syntax error: {error.msg}", Span(path, line, 1, line, 1))
+        return LoadProblem(SYNTAX_ERROR, f"syntax error: {error.msg}", Span(path, line, 1, line, 1))
     except (ValueError, RecursionError, MemoryError):
-        return LoadProblem("CL901", "the entry script cannot be parsed", start)
+        return LoadProblem(SYNTAX_ERROR, "the entry script cannot be parsed", start)
     return SourceText(path, text), tree
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
+from cfglint.codes import CYCLIC_BASE, UNREADABLE_CONFIG
 from cfglint.crash_log import internal_error
 from cfglint.loader.lazy import LazyModule, resolve_lazy
 from cfglint.loader.problems import LoadError, file_span
@@ -115,17 +116,21 @@ class Loader:
             outcome = _Failed(failed.error, (path, *failed.trail), failed.internal)
         except RecursionError:
             outcome = _Failed(
-                LoadError("CL902", "config too deeply nested to resolve", file_span(path)), (path,)
+                LoadError(
+                    UNREADABLE_CONFIG, "config too deeply nested to resolve", file_span(path)
+                ),
+                (path,),
             )
         except MemoryError:
             outcome = _Failed(
-                LoadError("CL902", "config too large to resolve", file_span(path)), (path,)
+                LoadError(UNREADABLE_CONFIG, "config too large to resolve", file_span(path)),
+                (path,),
             )
         except Exception as error:  # one file must never stop the run
             # cfglint's failure, not the config's: reported as an internal error for this file
             # (traceback logged), never as a finding that --ignore could hide.
             line = internal_error(error, path)
-            outcome = _Failed(LoadError("CL902", line, file_span(path)), (path,), line)
+            outcome = _Failed(LoadError(UNREADABLE_CONFIG, line, file_span(path)), (path,), line)
         finally:
             self._in_progress.pop()
         return outcome
@@ -141,7 +146,7 @@ class Loader:
         if path in self._in_progress:
             start = self._in_progress.index(path)
             cycle = " -> ".join(p.name for p in [*self._in_progress[start:], path])
-            raise LoadError("CL904", f"cyclic {what}: {cycle}", span)
+            raise LoadError(CYCLIC_BASE, f"cyclic {what}: {cycle}", span)
 
     def _parse_lazy(self, source: SourceText, tree: ast.Module) -> LazyModule:
         return resolve_lazy(source, tree, self._resolve_lazy_base)

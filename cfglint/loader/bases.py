@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from cfglint import files
+from cfglint.codes import MISSING_BASE
 from cfglint.loader.problems import LoadError
 from cfglint.session import per_session
 from cfglint.types import Span
@@ -48,15 +49,17 @@ def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None
     scope = entry.partition("::")[0]
     if re.match(r"\w*::\w*/\w*", entry) is None or entry.count("::") > 1:
         raise LoadError(
-            "CL903", f"`{entry}`: a package base must look like `pkg::dir/file.py`", span
+            MISSING_BASE, f"`{entry}`: a package base must look like `pkg::dir/file.py`", span
         )
     package = SCOPE_PACKAGES.get(scope)
     if package is None:
-        raise LoadError("CL903", f"`{entry}`: MMEngine does not load configs of `{scope}`", span)
+        raise LoadError(
+            MISSING_BASE, f"`{entry}`: MMEngine does not load configs of `{scope}`", span
+        )
     package_dir = installed_package_dir(package)
     if package_dir is None:
         raise LoadError(
-            "CL903",
+            MISSING_BASE,
             f"`{entry}`: package `{package}` is not installed (pip install {package})",
             span,
         )
@@ -64,7 +67,7 @@ def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None
     named = _metafile_configs(package_dir).get(relative.split(".")[0])
     target = package_dir / named if named else package_dir / ".mim" / "configs" / relative
     if not os.path.isfile(target):
-        raise LoadError("CL903", f"`{entry}`: {target} does not exist", span)
+        raise LoadError(MISSING_BASE, f"`{entry}`: {target} does not exist", span)
     return Path(os.path.abspath(target)), scope
 
 

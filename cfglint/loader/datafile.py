@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from cfglint.codes import MMENGINE_REFUSES, NOT_A_CONFIG, UNREADABLE_CONFIG
 from cfglint.loader.problems import LoadError, fail
 from cfglint.loader.spans import DataSpans
 from cfglint.loader.textsub import FilePlaceholders, substitute_file_text
@@ -59,13 +60,15 @@ def load_data_file(
                 if root is None
                 else f"the top level is a {'list' if isinstance(root, SequenceNode) else 'scalar'}"
             )
-            raise fail("CL907", f"not a config ({kind}): skipped", path)
+            raise fail(NOT_A_CONFIG, f"not a config ({kind}): skipped", path)
         what = "is empty" if root is None else "is not a mapping of config keys"
-        raise fail("CL902", f"the file {what} (MMEngine needs a dict at the top level)", path)
+        raise fail(
+            UNREADABLE_CONFIG, f"the file {what} (MMEngine needs a dict at the top level)", path
+        )
     for key, value in root.entries.items():
         if not isinstance(key, str):
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"top-level key {display_repr(key)} is not a string: MMEngine fails on it",
                 value.origin.span,
             )

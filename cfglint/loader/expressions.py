@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from cfglint.codes import MMENGINE_REFUSES
 from cfglint.loader.builtins_table import (
     BUILTIN_NAMES,
     CONFIG_DICT_METHODS,
@@ -251,7 +252,7 @@ class ExpressionEvaluator:
             tree = ast.parse(text, mode="eval")
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"MMEngine substitutes placeholders in the text before it runs the file: "
                 f"`{substituted.text}` is not valid Python",
                 self.source.span(node),

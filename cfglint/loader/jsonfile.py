@@ -13,6 +13,7 @@ import json.decoder
 import json.scanner
 from collections.abc import Callable
 
+from cfglint.codes import SYNTAX_ERROR
 from cfglint.loader.problems import LoadError
 from cfglint.loader.spans import DataSpans
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode
@@ -48,7 +49,7 @@ def load_json(spans: DataSpans) -> ConfigNode:
 
 
 def _error(spans: DataSpans, offset: int, message: str) -> LoadError:
-    return LoadError("CL901", message, spans.origin(offset, offset).span)
+    return LoadError(SYNTAX_ERROR, message, spans.origin(offset, offset).span)
 
 
 def _skip(text: str, index: int) -> int:

@@ -28,6 +28,7 @@ import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from cfglint.codes import MISSING_BASE, MMENGINE_REFUSES
 from cfglint.loader.bases import installed_package_dir
 from cfglint.loader.problems import LoadError
 from cfglint.loader.pyfile import is_builtin_module
@@ -139,7 +140,7 @@ def _read_base_block(
             and node.targets[0].id == "_base_"
         ):
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 "`_base_ = ...` in a lazy-import config: MMEngine refuses to mix the two styles "
                 "(inherit with `with read_base():` imports instead)",
                 source.span(node),
@@ -154,7 +155,7 @@ def _read_base_block(
             or len(node.items) > 1
         ):
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 "only `with read_base():` may be used in a config (MMEngine)",
                 source.span(node),
             )
@@ -162,7 +163,7 @@ def _read_base_block(
         for statement in node.body:
             if not isinstance(statement, ast.ImportFrom) or statement.module is None:
                 raise LoadError(
-                    "CL905",
+                    MMENGINE_REFUSES,
                     "only `from <config module> import ...` may be written in "
                     "`with read_base():` (MMEngine)",
                     source.span(statement),
@@ -208,7 +209,7 @@ def base_module_file(module: str, config: Path, span: Span) -> Path:
         package, *rest = module.split(".")
         if not rest:
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"`{module}`: a base config must be a module of a package "
                 "(`from mmdet.configs.retinanet.retinanet_r50_fpn_1x_coco import *`), MMEngine "
                 "refuses a bare package",
@@ -216,10 +217,10 @@ def base_module_file(module: str, config: Path, span: Span) -> Path:
             )
         package_dir = installed_package_dir(package)
         if package_dir is None:
-            raise LoadError("CL903", f"`{module}`: package `{package}` is not installed", span)
+            raise LoadError(MISSING_BASE, f"`{module}`: package `{package}` is not installed", span)
         candidate = os.path.join(package_dir, *rest) + ".py"
     if not os.path.isfile(candidate):
-        raise LoadError("CL903", f"base config `{module}` not found: {candidate}", span)
+        raise LoadError(MISSING_BASE, f"base config `{module}` not found: {candidate}", span)
     return Path(os.path.abspath(candidate))
 
 
@@ -262,7 +263,7 @@ class LazyRunner(StatementRunner):
                 for alias in node.names:
                     if alias.name == "*":
                         raise LoadError(
-                            "CL905",
+                            MMENGINE_REFUSES,
                             f"`from {module} import *` of a module that is not a base config "
                             "(MMEngine allows `*` only in `with read_base():`)",
                             self.source.span(node),
@@ -271,7 +272,7 @@ class LazyRunner(StatementRunner):
             elif isinstance(node, ast.Import):
                 if len(node.names) != 1:
                     raise LoadError(
-                        "CL905",
+                        MMENGINE_REFUSES,
                         "one module per `import` line in a lazy-import config (MMEngine)",
                         self.source.span(node),
                     )
@@ -287,7 +288,7 @@ class LazyRunner(StatementRunner):
                 return
             if alias.name not in names.entries:
                 raise LoadError(
-                    "CL905",
+                    MMENGINE_REFUSES,
                     f"`{alias.name}` is not defined in base config `{node.module}`",
                     self.source.span(node),
                 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from cfglint.codes import MMENGINE_REFUSES
 from cfglint.loader.problems import LoadError
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode, UnknownNode
 
@@ -54,7 +55,7 @@ def merge_into(
             continue
         if not isinstance(below, DictNode):
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"`{key}` is a dict here but {_with_article(_type_name(below))} in the base "
                 f"({below.origin.span.display()}); MMEngine refuses to merge them: "
                 f"set `{DELETE_KEY}=True` to replace the base value",

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from cfglint.codes import MISSING_BASE, MMENGINE_REFUSES, SYNTAX_ERROR
 from cfglint.loader.bases import resolve_base
 from cfglint.loader.datafile import DataFile, load_data_file, substitute_base_vars
 from cfglint.loader.lazy import LazyModule
@@ -107,7 +108,7 @@ def resolve_file(
         base_path, scope = resolve_base(entry, path, span)
         if not os.path.lexists(base_path):
             shown = display_path(base_path)
-            raise LoadError("CL903", f"`_base_` file not found: {entry} ({shown})", span)
+            raise LoadError(MISSING_BASE, f"`_base_` file not found: {entry} ({shown})", span)
         resolution = resolve_base_file(base_path, span)
         files.extend(file for file in resolution.files if file not in seen)
         seen.update(resolution.files)
@@ -115,7 +116,7 @@ def resolve_file(
         if not base_entries.keys().isdisjoint(top):  # set operations in C: no loop per key
             key = next(key for key in top if key in base_entries)
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"key `{key}` is defined in two bases, {base_owner[key].name} and "
                 f"{base_path.name}; MMEngine does not allow duplicate keys among bases",
                 span,
@@ -155,10 +156,12 @@ def _py_tree(path: Path, text: str, is_leaf: bool) -> ast.Module:
     tree = parse_py(path, text)
     style = config_style(tree, text)
     if style == "bad-with":
-        raise fail("CL905", "only `with read_base():` may be used in a config (MMEngine)", path)
+        raise fail(
+            MMENGINE_REFUSES, "only `with read_base():` may be used in a config (MMEngine)", path
+        )
     if style == "lazy" and not is_leaf:
         raise fail(
-            "CL905",
+            MMENGINE_REFUSES,
             "a lazy-import config (`read_base()` or non-stdlib imports) cannot be the "
             "`_base_` of a plain config (MMEngine refuses the mix)",
             path,
@@ -172,9 +175,9 @@ def parse_py(path: Path, text: str) -> ast.Module:
     except SyntaxError as error:
         line = error.lineno or 1
         column = error.offset or 1
-        raise fail("CL901", f"syntax error: {error.msg}", path, line, column) from None
+        raise fail(SYNTAX_ERROR, f"syntax error: {error.msg}", path, line, column) from None
     except ValueError as error:  # null bytes
-        raise fail("CL901", f"syntax error: {error}", path) from None
+        raise fail(SYNTAX_ERROR, f"syntax error: {error}", path) from None
 
 
 def _base_entries_py(
@@ -191,7 +194,7 @@ def _base_entries_py(
         value = to_py(runner.evaluate(assignment.value))
     except UnknowableError as error:
         raise LoadError(
-            "CL903", f"`_base_` cannot be read statically: {error.reason}", span
+            MISSING_BASE, f"`_base_` cannot be read statically: {error.reason}", span
         ) from None
     return _as_entries(value, span, path)
 
@@ -212,7 +215,7 @@ def _base_entries_data(path: Path, data: DictNode) -> list[tuple[str, Span]]:
 def _as_entries(value: object, span: Span, path: Path) -> list[tuple[str, Span]]:
     values = value if isinstance(value, list) else [value]
     if not all(isinstance(entry, str) for entry in values):
-        raise LoadError("CL903", "`_base_` must be a path or a list of paths", span)
+        raise LoadError(MISSING_BASE, "`_base_` must be a path or a list of paths", span)
     return [(str(entry), span) for entry in values]
 
 
@@ -274,5 +277,7 @@ def reserved_key_problem(path: Path, root: DictNode) -> LoadError | None:
     for key in ("filename", "text", "pretty_text", "env_variables"):
         if key in root.entries:
             node = root.entries[key]
-            return LoadError("CL905", f"`{key}` is reserved by MMEngine's Config", node.origin.span)
+            return LoadError(
+                MMENGINE_REFUSES, f"`{key}` is reserved by MMEngine's Config", node.origin.span
+            )
     return None

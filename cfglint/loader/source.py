@@ -7,6 +7,7 @@ import bisect
 from pathlib import Path
 
 from cfglint import files
+from cfglint.codes import UNREADABLE_CONFIG
 from cfglint.loader.problems import fail
 from cfglint.types import Span
 
@@ -19,20 +20,20 @@ def read_config_text(path: Path) -> str:
         files.regular_file_status(path)
         if path.suffix not in CONFIG_SUFFIXES:
             raise fail(
-                "CL902",
+                UNREADABLE_CONFIG,
                 f"unsupported config type `{path.suffix or path.name}` "
                 "(MMEngine loads .py, .json, .yaml, .yml)",
                 path,
             )
         data = files.read_bytes_capped(path)
     except files.UnreadableFileError as error:
-        raise fail("CL902", error.reason, path) from None
+        raise fail(UNREADABLE_CONFIG, error.reason, path) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
         raise fail(
-            "CL902", f"not UTF-8 text (byte 0x{data[error.start]:02x})", path, line
+            UNREADABLE_CONFIG, f"not UTF-8 text (byte 0x{data[error.start]:02x})", path, line
         ) from None
 
 

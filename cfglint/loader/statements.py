@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from cfglint.codes import MMENGINE_REFUSES, UNREADABLE_CONFIG
 from cfglint.loader.builtins_table import EXCEPTION_TYPES, MODULE_CONSTANTS
 from cfglint.loader.effects import (
     forget_call,
@@ -72,7 +73,7 @@ class StatementRunner(ExpressionEvaluator):
             if self.in_try:
                 raise  # the `try` decides whether MMEngine stops
             message = f"MMEngine would stop here: {error.reason}"
-            raise LoadError("CL905", message, error.span) from None
+            raise LoadError(MMENGINE_REFUSES, message, error.span) from None
 
     def execute(self, node: ast.stmt) -> None:
         handler = getattr(self, f"_stmt_{type(node).__name__}", None)
@@ -439,7 +440,7 @@ class StatementRunner(ExpressionEvaluator):
         for alias in node.names:
             if alias.name == "*":
                 raise LoadError(
-                    "CL902",
+                    UNREADABLE_CONFIG,
                     f"`from {module} import *`: cfglint cannot tell which names it binds, and "
                     "MMEngine keeps every one that is not a module or a function as a config key",
                     self.source.span(node),

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from cfglint.codes import MMENGINE_REFUSES, UNREADABLE_CONFIG
 from cfglint.loader.placeholders import (
     BASE_VAR_PATTERN,
     ENV_PATTERN,
@@ -182,7 +183,7 @@ def read_placeholders(path: Path, text: str, environ: Mapping[str, str]) -> File
         found.setdefault((match.group(1), match.group(2)), match.start())
     if len(found) > MAX_PLACEHOLDERS:
         message = f"too many environment placeholders to resolve (over {MAX_PLACEHOLDERS:,})"
-        raise fail("CL902", message, path)
+        raise fail(UNREADABLE_CONFIG, message, path)
     lines = LineIndex(text)
     environment: list[EnvPlaceholder] = []
     for (name, default), offset in found.items():
@@ -190,7 +191,7 @@ def read_placeholders(path: Path, text: str, environ: Mapping[str, str]) -> File
         value = environ.get(name, default)
         if not value:
             raise fail(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"`{{{{${name}:}}}}` has no default: MMEngine stops when `{name}` is unset or "
                 "empty (it substitutes placeholders everywhere in the text, comments too; "
                 "cfglint resolves them to their defaults)",
@@ -205,7 +206,7 @@ def read_placeholders(path: Path, text: str, environ: Mapping[str, str]) -> File
             pattern.sub(value, "")
         except re.error as error:
             raise fail(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"`{{{{${name}:{default}}}}}`: MMEngine fails on it ({error})",
                 path,
                 line,
@@ -244,7 +245,7 @@ def _substitute_base_vars(path: Path, mapped: MappedText) -> dict[str, str]:
     names = sorted(set(BASE_VAR_PATTERN.findall(mapped.text)))
     if len(names) > MAX_PLACEHOLDERS:
         message = f"too many `{{{{_base_.x}}}}` placeholders to resolve (over {MAX_PLACEHOLDERS:,})"
-        raise fail("CL902", message, path)
+        raise fail(UNREADABLE_CONFIG, message, path)
     for number, dotted in enumerate(names):
         token = f"_{dotted}_{number:06x}"
         while token in mapped.text:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from cfglint.codes import MMENGINE_REFUSES
 from cfglint.loader.limits import MAX_FROZEN_CONTAINERS, TOO_LARGE
 from cfglint.loader.problems import LoadError
 from cfglint.types import (
@@ -211,7 +212,7 @@ def base_var_value(
             value = value.entries[part]
         else:
             raise LoadError(
-                "CL905",
+                MMENGINE_REFUSES,
                 f"`{variable.source}`: the bases do not define `{part}`{when}",
                 variable.origin.span,
             )

@@ -15,6 +15,7 @@ import yaml
 from yaml.constructor import Constructor, ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from cfglint.codes import SYNTAX_ERROR
 from cfglint.loader.limits import MAX_ELEMENTS, TOO_LARGE
 from cfglint.loader.problems import LoadError
 from cfglint.loader.spans import DataSpans
@@ -50,7 +51,7 @@ def _yaml_error(spans: DataSpans, error: yaml.MarkedYAMLError) -> LoadError:
 
 def _error(spans: DataSpans, offset: int, message: str) -> LoadError:
     offset = min(offset, len(spans.mapped.text))
-    return LoadError("CL901", message, spans.origin(offset, offset).span)
+    return LoadError(SYNTAX_ERROR, message, spans.origin(offset, offset).span)
 
 
 class _Unknown(Exception):

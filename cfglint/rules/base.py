@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from cfglint.codes import CODES
+from cfglint.codes import CODES, UNKNOWN_VALUE
 from cfglint.reprs import brief
 from cfglint.targets import Target
 from cfglint.targets.model import KeyPolicy
@@ -27,7 +27,7 @@ JsonSchema = dict[str, Any]
 
 DOCS_URL = "https://cfglint.readthedocs.io/en/latest/rules/{code}/"
 
-UNKNOWN_VALUE_CODE = "CL906"
+UNKNOWN_VALUE_CODE = UNKNOWN_VALUE
 
 
 @dataclass(frozen=True, slots=True)

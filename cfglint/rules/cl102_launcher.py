@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from cfglint.codes import UNKNOWN_VALUE
 from cfglint.reprs import brief, brief_repr
 from cfglint.rules.base import Example, Finding, JsonSchema, LaunchContext, Rule, RuleContext
 from cfglint.rules.launch_facts import events, group_before_runner, origin_at
@@ -40,7 +41,7 @@ def _launch_check(ctx: LaunchContext) -> Iterator[Finding]:
         launcher = event.values.get("launcher")
         if isinstance(launcher, UnknownNode):
             yield Finding(
-                "CL906",
+                UNKNOWN_VALUE,
                 f"cannot evaluate `{brief(launcher.source)}`; CL102 needs the "
                 "launcher of this init_dist call",
                 "launcher",

@@ -16,6 +16,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from cfglint.codes import UNREADABLE_CONFIG
 from cfglint.launch.shell.interp import Interpreter
 from cfglint.launch.shell.session import Frame, OutOfSteps, Session
 from cfglint.launch.shell.state import ShellState
@@ -55,10 +56,10 @@ def read_launcher(path: Path, *, cwd: Path, arguments: Sequence[str] | None = No
                 f"launcher too complex to read statically: stopped after {session.max_steps:,} "
                 "simulated commands (its loops and calls included)"
             )
-            session.problems.append(LoadProblem("CL902", message, Span(path, 1, 1, 1, 1)))
+            session.problems.append(LoadProblem(UNREADABLE_CONFIG, message, Span(path, 1, 1, 1, 1)))
         except RecursionError:
             message = "launcher nested too deeply to read statically"
-            session.problems.append(LoadProblem("CL902", message, Span(path, 1, 1, 1, 1)))
+            session.problems.append(LoadProblem(UNREADABLE_CONFIG, message, Span(path, 1, 1, 1, 1)))
     return LauncherFile(
         path=path,
         launches=tuple(build_launch(record) for record in session.records),

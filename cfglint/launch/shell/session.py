@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from cfglint.codes import SYNTAX_ERROR, UNREADABLE_CONFIG
 from cfglint.launch.shell.lexer import SyntaxProblem
 from cfglint.launch.shell.parser import parse_program
 from cfglint.launch.shell.runner_cluster import slurm_defaults
@@ -164,7 +165,7 @@ class Session:
         whole = Span(path, 1, 1, 1, 1)
         read = read_launcher_text(path)
         if isinstance(read, Unreadable):
-            self.problems.append(LoadProblem("CL902", read.message, whole))
+            self.problems.append(LoadProblem(UNREADABLE_CONFIG, read.message, whole))
             return None
         for line, message in read.notes:
             self.notes.append(LauncherNote(Span(path, line, 1, line, 1), message, via))
@@ -172,7 +173,7 @@ class Session:
         if syntax is not None:
             message = f"shell syntax error: {syntax.message} (bash stops reading the file here)"
             span = Span(path, syntax.line, 1, syntax.line, 1)
-            self.problems.append(LoadProblem("CL901", message, span))
+            self.problems.append(LoadProblem(SYNTAX_ERROR, message, span))
         parsed = ParsedLauncher(tuple(commands), syntax, slurm_defaults(read.text))
         self._parsed[key] = parsed
         return parsed
