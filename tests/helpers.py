@@ -10,6 +10,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO_ROOT / "examples"
@@ -118,22 +119,9 @@ def run_cli_on_a_terminal(*args: str | Path, cwd: Path, stdout_file: Path) -> tu
 
     Returns the exit code, what was drawn on the terminal, and the file's text.
     """
-    controller, terminal = pty.openpty()
-    env = {key: value for key, value in os.environ.items() if key not in ("CI", "NO_COLOR")}
-    env.update(TERM="xterm-256color", COLUMNS="100")
     with stdout_file.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "cfglint", *map(str, args)],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=terminal,
-        )
-    os.close(terminal)
-    drawn = _drain(controller, process)
-    exit_code = process.wait(timeout=600)
-    return exit_code, drawn.decode(errors="replace"), stdout_file.read_text(encoding="utf-8")
+        exit_code, drawn = _run_on_a_terminal(args, cwd, None, stdout=out)
+    return exit_code, drawn, stdout_file.read_text(encoding="utf-8")
 
 
 def run_cli_on_a_full_terminal(
@@ -143,6 +131,18 @@ def run_cli_on_a_full_terminal(
 
     Returns the exit code and everything drawn on the terminal (escape codes included).
     """
+    return _run_on_a_terminal(args, cwd, env, stdout=None)
+
+
+def _run_on_a_terminal(
+    args: tuple[str | Path, ...],
+    cwd: Path,
+    env: dict[str, str] | None,
+    *,
+    stdout: BinaryIO | None,
+) -> tuple[int, str]:
+    """``python -m cfglint`` with stderr (and stdout, unless given) on a pseudo-terminal of a
+    colour terminal 100 columns wide; the exit code and what was drawn on it."""
     controller, terminal = pty.openpty()
     environment = {
         key: value for key, value in (env or os.environ).items() if key not in ("CI", "NO_COLOR")
@@ -153,7 +153,7 @@ def run_cli_on_a_full_terminal(
         cwd=cwd,
         env=environment,
         stdin=subprocess.DEVNULL,
-        stdout=terminal,
+        stdout=terminal if stdout is None else stdout,
         stderr=terminal,
     )
     os.close(terminal)
