@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cfglint import files
+from cfglint.codes import UNRESOLVED
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.project_index import ProjectIndex
 from cfglint.engine.run import CheckResult
-from cfglint.engine.selection import UNIGNORABLE
 from cfglint.fix import write_atomic
 from cfglint.fix.noqa import add_noqa
 from cfglint.paths import display_path
@@ -34,7 +34,7 @@ def add_noqa_comments(
     by_file: dict[Path, dict[int, set[str]]] = {}
     for violation in result.violations:
         # A config that cannot be resolved is never silenced wholesale.
-        if violation.code not in UNIGNORABLE:
+        if violation.code not in UNRESOLVED:
             lines = by_file.setdefault(violation.path, {})
             lines.setdefault(violation.span.line, set()).add(violation.code)
     added = Added()

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from cfglint.codes import UNREADABLE_CONFIG
+from cfglint.codes import UNREADABLE_CONFIG, UNRESOLVED
 from cfglint.engine.run import CheckResult
-from cfglint.engine.selection import UNIGNORABLE
 from cfglint.report.common import plural
 
 _UNREADABLE = UNREADABLE_CONFIG
@@ -20,7 +19,7 @@ def exit_reasons(
     unreadable: set[Path] = set()
     unresolved: set[Path] = set()
     for violation in result.violations:
-        if violation.code in UNIGNORABLE and violation.severity == "error":
+        if violation.code in UNRESOLVED and violation.severity == "error":
             found = unreadable if violation.code == _UNREADABLE else unresolved
             # A base that does not resolve fails every config inheriting it.
             found.update(violation.configs or (violation.path,))

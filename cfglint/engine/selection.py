@@ -11,8 +11,6 @@ from cfglint.codes import UNRESOLVED
 from cfglint.rules import RULES_BY_CODE
 
 # A config that cannot be resolved is never silently skipped.
-# A config that cannot be resolved was not checked at all: no noqa hides that.
-UNIGNORABLE = UNRESOLVED
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +22,7 @@ class Selection:
         """Whether `code` is reported; a CL906 only while the rule that needs the value is."""
         if needed_by is not None and not self.wants(needed_by):
             return False
-        if code in UNIGNORABLE:
+        if code in UNRESOLVED:  # a config not resolved was not checked: no --ignore hides that
             return True
         selected = _longest_prefix(code, self.select)
         ignored = _longest_prefix(code, self.ignore)
