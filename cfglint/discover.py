@@ -33,24 +33,40 @@ def walk_files(
     `skip_hidden`: not inside folders whose name starts with a dot either;
     `settings_exclude` False: only the default exclusions hold, not the settings' `exclude`;
     `unreadable` is told of each folder that cannot be listed (os.walk skips it silently)."""
-    settings = settings_for(folder)
+    walked = walk_paths(
+        folder, skip_hidden=skip_hidden, settings_exclude=settings_exclude, unreadable=unreadable
+    )
+    return map(Path, walked)
+
+
+def walk_paths(
+    folder: Path,
+    *,
+    skip_hidden: bool = False,
+    settings_exclude: bool = True,
+    unreadable: Callable[[Path, OSError], None] | None = None,
+) -> Iterator[str]:
+    """`walk_files` as strings: a project's whole tree is walked for every pre-commit run, and
+    a pathlib object per file costs more than the walk itself."""
+    settings = settings_for(folder) if settings_exclude else None
 
     def walk_error(error: OSError) -> None:
         if unreadable is not None:
             unreadable(Path(error.filename or folder), error)
 
-    def excluded(path: Path) -> bool:
-        if settings_exclude:
-            return settings.is_excluded(path)
-        return default_excluded((path.name,))
+    def excluded(path: str) -> bool:
+        if settings is not None:
+            return settings.is_excluded(Path(path))
+        return default_excluded((os.path.basename(path),))
 
     for directory, subdirs, files in os.walk(folder, onerror=walk_error):
-        here = Path(directory)
         subdirs[:] = sorted(
-            d for d in subdirs if not (skip_hidden and d.startswith(".")) and not excluded(here / d)
+            d
+            for d in subdirs
+            if not (skip_hidden and d.startswith(".")) and not excluded(os.path.join(directory, d))
         )
         for name in sorted(files):
-            path = here / name
+            path = os.path.join(directory, name)
             if not excluded(path):
                 yield path
 

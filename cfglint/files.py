@@ -35,7 +35,7 @@ _CHUNK = 64 * 1024
 class Read:
     """One read of a file, as the observers are told of it."""
 
-    path: Path
+    path: Path | str  # a str where the reader holds one (the index tells of thousands)
     digest: str | None  # of the bytes read (`digest`); None: the read failed
     limit: int | None  # the size limit it was read with (None: MAX_FILE_BYTES)
     # Of the open file before its bytes were read: a later write changes it (see
@@ -132,7 +132,7 @@ def regular_file_status(path: Path) -> os.stat_result:
     return status
 
 
-def is_dir(path: Path) -> bool:
+def is_dir(path: Path | str) -> bool:
     """Whether `path` is a folder (symlinks followed); False when it cannot be told (a folder
     on the way that cannot be searched), where ``Path.is_dir`` raises PermissionError."""
     try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from cfglint import files
@@ -35,14 +35,15 @@ class Recorder:
     def __init__(self) -> None:
         # Every stamp a read takes is later than this (`files.stamp_stands_in`).
         self.started_ns = time.time_ns()
-        self.read: dict[Path, FileState] = {}
+        # By absolute path, as a string: a pre-commit run is told of every file of its project.
+        self.read: dict[str, FileState] = {}
         self.changed = False
         # The same file is read several times (as a config, for its noqa comments, for the
         # report's source lines): each later read is compared by digest alone.
         self._seen: dict[tuple[str, int | None], str | None] = {}
 
     def __call__(self, read: files.Read) -> None:
-        key = (str(read.path), read.limit)
+        key = (os.fspath(read.path), read.limit)
         if key in self._seen:
             if self._seen[key] != read.digest:
                 self.changed = True
@@ -50,7 +51,7 @@ class Recorder:
         self._seen[key] = read.digest
         absolute = os.path.abspath(key[0])
         state = FileState(absolute, read.digest, read.limit, read.stamp)
-        first = self.read.setdefault(Path(absolute), state)
+        first = self.read.setdefault(absolute, state)
         if first.digest != state.digest and first.limit == state.limit:
             self.changed = True
 
@@ -58,39 +59,59 @@ class Recorder:
 def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path) -> Inputs:
     """The record of a finished run. `walked`: the paths named on the command line; `root`:
     the project root (folders above it only count for settings files); `skip`: the cache
-    folder, whose own changes mean nothing."""
+    folder, whose own changes mean nothing. Paths are strings throughout: a run that indexed a
+    project read thousands of files."""
     # Below a config's folder (or a folder named), any new file may be a config the run would
     # have found; elsewhere (a settings file's folder, where a missing file would be) only the
     # folder's own names matter.
     deep = {
-        path.parent
+        os.path.dirname(path)
         for path, state in recorder.read.items()
-        if state.digest is not None and path.name not in SETTINGS_NAMES
+        if state.digest is not None and os.path.basename(path) not in SETTINGS_NAMES
     }
-    deep.update(Path(os.path.abspath(folder)) for folder in walked if files.is_dir(folder))
-    flat = {_existing(parent) for parent in {path.parent for path in recorder.read}} - deep
-    listed: dict[Path, tuple[str, ...]] = {}
+    deep.update(os.path.abspath(folder) for folder in walked if files.is_dir(folder))
+    parents = {os.path.dirname(path) for path in recorder.read}
+    flat = {_existing(parent) for parent in parents} - deep
+    skipped = os.fspath(skip)
+    listed: dict[str, tuple[str, ...]] = {}
     for top in _tops(deep):
-        _list_tree(top, skip, listed)
+        _list_tree(top, skipped, listed)
     # `pkg::` bases are found through the import path: a package installed or removed there
     # shows in its folder's names.
-    import_path = {Path(os.path.abspath(entry or ".")) for entry in sys.path}
+    import_path = {os.path.abspath(entry or ".") for entry in sys.path}
     for folder in flat | {folder for folder in import_path if files.is_dir(folder)}:
-        listed.setdefault(folder, _names(str(folder), skip))
-    probes: dict[Path, FileState] = {}
+        listed.setdefault(folder, _names(folder, skipped))
+    project = os.fspath(root)
+    inside = project.rstrip(os.sep) + os.sep
+    probes: dict[str, FileState] = {}
+    done: set[str] = set()
     for folder in deep | flat:
-        for above in folder.parents:
-            if above == root or root in above.parents:
-                listed.setdefault(above, _names(str(above), skip))
+        # Each folder above: once one is done, so are all above it.
+        for above in _above(folder):
+            if above in done:
+                break
+            done.add(above)
+            if above == project or above.startswith(inside):
+                listed.setdefault(above, _names(above, skipped))
             for name in SETTINGS_NAMES:
-                probe = above / name
+                probe = os.path.join(above, name)
                 if probe not in recorder.read and probe not in probes:
-                    probes[probe] = _read_state(str(probe), None)
+                    probes[probe] = _read_state(probe, None)
     return Inputs(
         tuple(sorted([*recorder.read.values(), *probes.values()], key=lambda state: state.path)),
-        tuple(FolderState(str(path), names) for path, names in sorted(listed.items())),
+        tuple(FolderState(path, names) for path, names in sorted(listed.items())),
         recorder.started_ns,
     )
+
+
+def _above(folder: str) -> Iterator[str]:
+    """The folders above `folder`, nearest first, up to the file system's root."""
+    while True:
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        yield parent
+        folder = parent
 
 
 def unchanged(inputs: Inputs, skip: Path) -> bool:
@@ -103,7 +124,8 @@ def unchanged(inputs: Inputs, skip: Path) -> bool:
             continue
         if _read_state(state.path, state.limit).digest != state.digest:
             return False
-    return all(_names(state.path, skip) == state.names for state in inputs.folders)
+    skipped = os.fspath(skip)
+    return all(_names(state.path, skipped) == state.names for state in inputs.folders)
 
 
 def _read_state(path: str, limit: int | None) -> FileState:
@@ -121,20 +143,20 @@ def _stamp(path: str) -> files.Stamp | None:
         return None
 
 
-def _existing(folder: Path) -> Path:
+def _existing(folder: str) -> str:
     """The folder, or the nearest folder above it that exists: where a missing base would be
     created."""
-    while not files.is_dir(folder) and folder != folder.parent:
-        folder = folder.parent
+    while not files.is_dir(folder) and folder != os.path.dirname(folder):
+        folder = os.path.dirname(folder)
     return folder
 
 
-def _tops(folders: set[Path]) -> list[Path]:
+def _tops(folders: set[str]) -> list[str]:
     """The folders not inside another of them."""
-    return [f for f in sorted(folders) if not any(p in folders for p in f.parents)]
+    return [f for f in sorted(folders) if not any(p in folders for p in _above(f))]
 
 
-def _list_tree(top: Path, skip: Path, listed: dict[Path, tuple[str, ...]]) -> None:
+def _list_tree(top: str, skip: str, listed: dict[str, tuple[str, ...]]) -> None:
     pending = [top]
     while pending:
         folder = pending.pop()
@@ -144,12 +166,12 @@ def _list_tree(top: Path, skip: Path, listed: dict[Path, tuple[str, ...]]) -> No
         except OSError:
             listed[folder] = UNREADABLE
             continue
-        listed[folder] = _sorted_names([entry.name for entry in found], str(folder), skip)
+        listed[folder] = _sorted_names([entry.name for entry in found], folder, skip)
         pending.extend(
             child
             for entry in found
             if entry.name not in _SKIPPED_FOLDERS
-            and (child := folder / entry.name) != skip
+            and (child := os.path.join(folder, entry.name)) != skip
             and _is_real_dir(entry)
         )
 
@@ -162,7 +184,7 @@ def _is_real_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _names(folder: str, skip: Path) -> tuple[str, ...]:
+def _names(folder: str, skip: str) -> tuple[str, ...]:
     """The folder's names (sorted; the cache folder left out), or `UNREADABLE`: a folder that
     could not be listed is recorded too (the run said so; once readable, its configs count)."""
     try:
@@ -172,7 +194,8 @@ def _names(folder: str, skip: Path) -> tuple[str, ...]:
     return _sorted_names(names, folder, skip)
 
 
-def _sorted_names(names: list[str], folder: str, skip: Path) -> tuple[str, ...]:
-    if folder == str(skip.parent) and skip.name in names:
-        names.remove(skip.name)
+def _sorted_names(names: list[str], folder: str, skip: str) -> tuple[str, ...]:
+    skip_folder, skip_name = os.path.split(skip)
+    if folder == skip_folder and skip_name in names:
+        names.remove(skip_name)
     return tuple(sorted(names))

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from cfglint import files
-from cfglint.discover import is_base_file, walk_files
+from cfglint.discover import is_base_file, walk_paths
 from cfglint.loader.lazy import read_base_modules, relative_module_path
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.paths import git_work_tree
@@ -80,8 +80,8 @@ class InheritanceIndex:
         taken again for each file whose stamp stands in for it (`files.stamp_stands_in`)."""
         self.root = root
         # Real path of a named file -> the files naming it.
-        self._by_path: dict[Path, list[Path]] = {}
-        self._by_name: dict[str, list[Path]] = {}
+        self._by_path: dict[str, list[str]] = {}
+        self._by_name: dict[str, list[str]] = {}
         # Whether a check takes a config (None: a file of a `_base_` folder, never a config by
         # itself; False: a config the check does not take, not `include`d or `exclude`d), told
         # for the configs a question reaches: matching every file's path against the settings'
@@ -92,58 +92,81 @@ class InheritanceIndex:
         self.unreadable = walked.unreadable
         # What this run found in each file, for the next one (`known`).
         self.found = KnownReferences(time.time_ns(), {})
-        for path in walked.files:
-            if path.suffix not in CONFIG_SUFFIXES:
+        # Strings, not pathlib, for the thousands of files and references of a project.
+        self._real_folders: dict[str, str] = {}
+        self._resolutions: dict[tuple[str, str], str] = {}
+        for path in walked.paths:
+            if os.path.splitext(path)[1] not in CONFIG_SUFFIXES:
                 continue
             references = self._references(path, known)
             if not references:
                 continue  # it inherits nothing, so nothing reaches a config through it
-            folder = path.parent
+            folder = os.path.dirname(path)
             for reference in references:
                 if any(mark in reference for mark in _UNPLACED):
                     name = reference.replace("\\", "/").rsplit("/", 1)[-1]
                     self._by_name.setdefault(name, []).append(path)
                 else:
-                    self._by_path.setdefault(_resolved(str(folder), reference), []).append(path)
+                    self._by_path.setdefault(self._resolved(folder, reference), []).append(path)
 
-    def _references(self, path: Path, known: KnownReferences | None) -> tuple[str, ...]:
+    def _references(self, path: str, known: KnownReferences | None) -> tuple[str, ...]:
         """The config paths the file mentions; as found by an earlier run when the file's stamp
         says it is the same (then told to the readers of files.py as read)."""
-        key = str(path)
         try:
             stamp: files.Stamp | None = files.stamp_of(os.stat(path))
         except OSError:
             stamp = None
-        earlier = known.files.get(key) if known is not None else None
+        earlier = known.files.get(path) if known is not None else None
         if earlier is not None and known is not None:
             earlier_stamp, digest, references = earlier
             if files.stamp_stands_in(earlier_stamp, stamp, known.recorded_ns):
                 files.tell(files.Read(path, digest, None, stamp))
-                self.found.files[key] = earlier
+                self.found.files[path] = earlier
                 return references
         try:
             # Never a FIFO or a device (a FIFO in the project would block the whole run), never
             # more than the loader reads: a file it refuses inherits nothing.
-            data = files.read_bytes_capped(path)
+            data = files.read_bytes_capped(Path(path))
         except OSError:
             return ()
-        references = _references_in(data, path.suffix == ".py")
-        self.found.files[key] = (stamp, files.digest(data), references)
+        references = _references_in(data, path.endswith(".py"))
+        self.found.files[path] = (stamp, files.digest(data), references)
         return references
+
+    def _resolved(self, folder: str, reference: str) -> str:
+        """The real path of the file a relative reference names: the loader's own normalisation
+        of a relative `_base_` entry (abspath), then the file behind any symlink on the way
+        (each folder resolved once; the configs of a folder mostly name the same bases)."""
+        key = (folder, reference)
+        resolved = self._resolutions.get(key)
+        if resolved is None:
+            path = os.path.abspath(os.path.join(folder, reference))
+            if os.path.islink(path):
+                resolved = os.path.realpath(path)
+            else:
+                parent, name = os.path.split(path)
+                real_parent = self._real_folders.get(parent)
+                if real_parent is None:
+                    real_parent = self._real_folders[parent] = os.path.realpath(parent)
+                resolved = os.path.join(real_parent, name)
+            self._resolutions[key] = resolved
+        return resolved
 
     def candidates(self, path: Path, *, checkable_only: bool = True) -> list[Path]:
         """The configs that may inherit `path` (never `path` itself), a superset, in a stable
         order: the ones a check takes, or with `checkable_only` False every config outside
         `_base_` folders."""
-        start = real(path)
+        start = str(real(path))
         seen = {start}
         queue = [start]
         found: list[Path] = []
         while queue:
             current = queue.pop()
-            mentioning = (*self._by_path.get(current, ()), *self._by_name.get(current.name, ()))
-            for config in mentioning:
-                key = _real_file(config)
+            name = os.path.basename(current)
+            mentioning = (*self._by_path.get(current, ()), *self._by_name.get(name, ()))
+            for mentioned_in in mentioning:
+                config = Path(mentioned_in)
+                key = str(_real_file(config))
                 if key in seen:
                     continue
                 seen.add(key)
@@ -174,13 +197,6 @@ def _real_file(path: Path) -> Path:
     if os.path.islink(path):
         return real(path)
     return real(path.parent) / path.name
-
-
-@per_session
-def _resolved(folder: str, reference: str) -> Path:
-    # The loader's own normalisation of a relative `_base_` entry (abspath), then the file
-    # behind any symlink on the way (its folder's resolution is shared with its neighbours').
-    return _real_file(Path(os.path.abspath(os.path.join(folder, reference))))
 
 
 def _references_in(data: bytes, python: bool) -> tuple[str, ...]:
@@ -226,7 +242,7 @@ class ProjectWalk:
     """The files of a project the index and the launchers look at: under its root, without
     the default exclusions and hidden folders (caches, tool state)."""
 
-    files: tuple[Path, ...]
+    paths: tuple[str, ...]
     unreadable: dict[Path, str]  # folders that could not be listed, with why
 
 
@@ -236,7 +252,7 @@ def walk_project(root: Path) -> ProjectWalk:
     def note(folder: Path, error: OSError) -> None:
         unreadable[folder] = error.strerror or str(error)
 
-    walked = walk_files(root, skip_hidden=True, settings_exclude=False, unreadable=note)
+    walked = walk_paths(root, skip_hidden=True, settings_exclude=False, unreadable=note)
     return ProjectWalk(tuple(walked), unreadable)
 
 

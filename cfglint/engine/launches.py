@@ -239,7 +239,10 @@ def read_launchers(
     seen = {real(path) for path in launchers}
     others: list[LauncherFile] = []
     for root in dict.fromkeys(project_root(path) for path in paths):
-        for path in indexes.walk(root).files:
+        for found in indexes.walk(root).paths:
+            if not found.endswith(LAUNCHER_SUFFIX):
+                continue
+            path = Path(found)
             if path.suffix == LAUNCHER_SUFFIX and real(path) not in seen:
                 seen.add(real(path))
                 others.append(_read_launcher(path, root))

@@ -6,7 +6,6 @@ file a ``model-index.yml`` metafile names), locating the package without importi
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import os
 import re
@@ -80,6 +79,9 @@ def _relative_base(folder: str, entry: str) -> Path:
 @per_session
 def installed_package_dir(package: str) -> Path | None:
     """The package's folder, from its distribution metadata or the import path; never imported."""
+    # Imported here: it costs a tenth of a pre-commit run, and only `pkg::` bases need it.
+    import importlib.metadata
+
     try:
         distribution = importlib.metadata.distribution(package)
     except importlib.metadata.PackageNotFoundError:
