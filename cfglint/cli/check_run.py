@@ -124,6 +124,7 @@ def _run(args: argparse.Namespace, cache: ConfigCache | None) -> int:
         annotation_root=_github_workspace(),
         source_root=git_work_tree(Path.cwd()),
         exit_reasons=exit_reasons(result.violations, notices),
+        notices=notices,
     )
     violations = planned.violations
     print_notices(notices)
