@@ -2,9 +2,10 @@
 
 An exception cfglint did not expect while it handles one config (a bug, or input nobody
 foresaw) must not cost the user the other files' results: the caller reports it for that file
-with ``internal_error`` and goes on. It is never a lint finding (no ``--ignore`` can hide a
-bug), and it makes the run exit 2. The traceback goes to a log file in the system's temporary
-folder (never into the project: cfglint runs on untrusted trees), created on the first error.
+with ``internal_error`` (a `Notice` of kind internal error) and goes on. It is never a lint
+finding (no ``--ignore`` can hide a bug), and it makes the run exit 2. The traceback goes to a
+log file in the system's temporary folder (never into the project: cfglint runs on untrusted
+trees), created on the first error.
 """
 
 from __future__ import annotations
@@ -13,9 +14,13 @@ import os
 import tempfile
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cfglint import session
 from cfglint.paths import display_path
+
+if TYPE_CHECKING:
+    from cfglint.notice import Notice
 
 ISSUES_URL = "https://github.com/cfglint/cfglint/issues"
 _MAX_MESSAGE = 200
@@ -54,9 +59,14 @@ class _Log:
 _LOG = _Log()
 
 
-def internal_error(error: BaseException, path: Path | None = None) -> str:
-    """The line to print (without the ``cfglint: `` prefix) for an unexpected exception while
-    handling ``path`` (None: not about one file), after logging its traceback."""
+def internal_error(error: BaseException, path: Path | None = None) -> Notice:
+    """The internal error to report for an unexpected exception while handling ``path`` (None:
+    not about one file), after logging its traceback. Its message is the line printed after
+    ``cfglint: ``."""
+    # Imported here: the command line imports this module at start-up, and `--version` has no
+    # use for dataclasses.
+    from cfglint.notice import Notice, NoticeKind
+
     session.current().internal_errors += 1
     where = f" in {display_path(path)}" if path is not None else ""
     summary = f"{type(error).__name__}: {_first_line(error)}"
@@ -66,7 +76,8 @@ def internal_error(error: BaseException, path: Path | None = None) -> str:
         note = f"traceback written to {logged}"
     else:
         note = f"traceback not written: {_LOG.failed}"
-    return f"internal error{where}: {summary} ({note}; please report it at {ISSUES_URL})"
+    line = f"internal error{where}: {summary} ({note}; please report it at {ISSUES_URL})"
+    return Notice(NoticeKind.INTERNAL, line, path)
 
 
 def count_elsewhere() -> None:

@@ -10,6 +10,10 @@ of each other. Two kinds of types live elsewhere, on purpose: the rule interface
 contract between one rule module and the engine), and each package's own request and result for
 the command line (`CheckRequest`, `CheckResult`, the review's plan, the dry run's job), which only
 the CLI layer sees.
+
+A warning or error that is no finding travels as a `Notice` (its kind, its line, the file and line
+it is about): defined in the leaf module `cfglint/notice.py`, which the start-up path can import
+without this one, and named here with the other shared types.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeAlias
+
+from cfglint.notice import Notice as Notice
+from cfglint.notice import NoticeKind as NoticeKind
 
 
 class Span(NamedTuple):
@@ -263,9 +270,9 @@ class LoadFailure:
     # The files from the config down to the one that failed, following `_base_`: which changed
     # base a failure goes through (a commit that breaks a base must fail its inheritors).
     files: tuple[Path, ...] = ()
-    # Set when cfglint itself failed (an unexpected exception, traceback logged): the line to
-    # print, `internal error in PATH: ...`. Never a lint finding; `problems` is then empty.
-    internal: str | None = None
+    # Set when cfglint itself failed (an unexpected exception, traceback logged): an internal
+    # error (`internal error in PATH: ...`). Never a lint finding; `problems` is then empty.
+    internal: Notice | None = None
 
 
 LoadResult: TypeAlias = ResolvedConfig | LoadFailure

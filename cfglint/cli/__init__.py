@@ -74,12 +74,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         with session.command():
             return handler(args)
     except UserError as error:
-        print(f"cfglint: error: {error}", file=sys.stderr)
+        _print_failure(error)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return EXIT_ERROR
     except Exception as error:
-        print(f"cfglint: {internal_error(error)}", file=sys.stderr)
+        _print_failure(error)
         return EXIT_ERROR
+
+
+def _print_failure(error: Exception) -> None:
+    """The one line for a command stopped by a user's mistake (a UserError) or by cfglint's own
+    failure (an internal error, its traceback logged)."""
+    # Imported here: a command that ends normally has no use for them (start-up stays light).
+    from cfglint.cli.notices import print_notices
+    from cfglint.notice import Notice
+
+    notice = Notice.error(str(error)) if isinstance(error, UserError) else internal_error(error)
+    print_notices([notice])

@@ -17,6 +17,7 @@ from cfglint.fix import write_atomic
 from cfglint.fix.noqa import add_noqa
 from cfglint.paths import display_path
 from cfglint.report.common import plural
+from cfglint.types import Notice
 
 _KINDS = {".py": "python", ".yaml": "yaml", ".yml": "yaml"}
 
@@ -24,8 +25,8 @@ _KINDS = {".py": "python", ".yaml": "yaml", ".yml": "yaml"}
 @dataclass
 class Added:
     count: int = 0  # lines that got a directive
-    warnings: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)  # files that could not be written
+    # Findings left without a directive (warnings), files that could not be written (errors).
+    notices: list[Notice] = field(default_factory=list)
 
 
 def add_noqa_comments(
@@ -52,26 +53,28 @@ def _add_to_file(
     kind = _KINDS.get(path.suffix.lower())
     if kind is None:
         why = "JSON has no comments" if path.suffix.lower() == ".json" else "not a config file"
-        added.warnings.append(f"{shown}: no noqa added for {findings}: {why}")
+        added.notices.append(Notice.warning(f"{shown}: no noqa added for {findings}: {why}", path))
         return
     refusal = project.not_editable(path)
     if refusal is not None:
-        added.warnings.append(f"{shown}: no noqa added for {findings}: {refusal}")
+        message = f"{shown}: no noqa added for {findings}: {refusal}"
+        added.notices.append(Notice.warning(message, path))
         return
     try:
         text = files.read_text_capped(path)
     except (OSError, UnicodeDecodeError) as error:
-        added.warnings.append(f"{shown}: no noqa added: {_reason(error)}")
+        added.notices.append(Notice.warning(f"{shown}: no noqa added: {_reason(error)}", path))
         return
     edit = add_noqa(text, codes_by_line, kind=kind)
     for line in edit.refused:
-        added.warnings.append(f"{shown}:{line}: no noqa added: the line cannot take a comment")
+        message = f"{shown}:{line}: no noqa added: the line cannot take a comment"
+        added.notices.append(Notice.warning(message, path, line))
     if not edit.added:
         return
     try:
         write_atomic(path, edit.text)
     except OSError as error:
-        added.errors.append(f"cannot write {shown}: {_reason(error)}")
+        added.notices.append(Notice.write_error(f"cannot write {shown}: {_reason(error)}", path))
         return
     added.count += len(edit.added)
 

@@ -17,9 +17,11 @@ from cfglint.cli import progress
 from cfglint.cli.add_noqa import add_noqa_comments
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS
 from cfglint.cli.exit_reasons import exit_reasons
+from cfglint.cli.notices import in_print_order, print_notices
 from cfglint.engine.fixes import (
     FixOutcome,
     FixRequest,
+    PlannedFixes,
     RoundProgress,
     fix_until_stable,
     planned_fixes,
@@ -41,7 +43,7 @@ from cfglint.report.common import plural
 from cfglint.report.diff import render_diff
 from cfglint.rules import all_rule_infos
 from cfglint.settings import settings_for
-from cfglint.types import Violation
+from cfglint.types import Notice
 
 EDIT_FORMATS = frozenset({"json", "sarif", "rdjson"})
 
@@ -82,9 +84,7 @@ def _run(args: argparse.Namespace, cache: ConfigCache | None) -> int:
     placement = args.fix_placement or settings_for(paths[0]).table.fix_placement
     fix_request = FixRequest(placement, args.unsafe_fixes, args.target)
     fixed_count = 0
-    write_errors: tuple[str, ...] = ()
-    # cfglint's own failures (a file it could not handle): printed, and the run exits 2.
-    internal: list[str] = []
+    fixing: tuple[Notice, ...] = ()  # what the fix loop tells
     indexes = InheritanceIndexes(cache.references if cache is not None else None)
     with progress.config_bar(show_progress, "checking") as bar:
         if want_fix:
@@ -103,22 +103,16 @@ def _run(args: argparse.Namespace, cache: ConfigCache | None) -> int:
     if add_noqa:
         return _add_noqa(result, paths, indexes)
     if want_fix:
-        for message in outcome.problems:
-            print(f"cfglint: warning: {message}", file=sys.stderr)
-        for message in outcome.errors:
-            print(f"cfglint: error: {message}", file=sys.stderr)
-        internal.extend(outcome.internal_errors)
         result = outcome.final
+        fixing = outcome.notices
         if args.diff:
-            return _print_diff(result, outcome, internal)
+            return _print_diff(result, outcome)
         fixed_count = outcome.fixed_count
-        write_errors = outcome.errors
     # Only the machine formats print the edits themselves.
     with_edits = args.output_format in EDIT_FORMATS and not args.statistics
-    violations = _with_fixes(
-        result, fix_request, paths, with_edits, indexes, fixed=want_fix, internal=internal
-    )
-    internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
+    planned = _with_fixes(result, fix_request, paths, with_edits, indexes, fixed=want_fix)
+    notices = in_print_order([*result.notices, *planned.notices], fixing)
+    failed = any(notice.fails for notice in notices)
     context = ReportContext(
         cwd=Path.cwd(),
         rules=all_rule_infos(),
@@ -126,24 +120,21 @@ def _run(args: argparse.Namespace, cache: ConfigCache | None) -> int:
         fixed_count=fixed_count,
         show_fix_hints=True,
         unsafe_fixes=args.unsafe_fixes,
-        complete=not result.errors and not internal_errors and bool(result.targets),
+        complete=not failed and bool(result.targets),
         annotation_root=_github_workspace(),
         source_root=git_work_tree(Path.cwd()),
-        exit_reasons=exit_reasons(result, write_errors, internal_errors),
+        exit_reasons=exit_reasons(result.violations, notices),
+        notices=notices,
     )
-    for message in result.errors:
-        print(f"cfglint: error: {message}", file=sys.stderr)
-    for message in internal_errors:
-        print(f"cfglint: {message}", file=sys.stderr)
-    for message in result.warnings:
-        print(f"cfglint: warning: {message}", file=sys.stderr)
+    violations = planned.violations
+    print_notices(notices)
     if args.statistics and args.output_format == "json":
         sys.stdout.write(render_statistics_json(violations, context))
     elif args.statistics:
         sys.stdout.write(render_statistics(violations, context))
     else:
         sys.stdout.write(render(violations, args.output_format, context))
-    if write_errors or internal_errors:
+    if failed:
         return EXIT_ERROR
     return _exit_code(args, result, fixed_count)
 
@@ -155,34 +146,31 @@ def _rounds(bar: progress.ConfigBar | None) -> RoundProgress | None:
     return lambda number: bar.stage(f"fixing, round {number}: checking")
 
 
-def _print_diff(result: CheckResult, outcome: FixOutcome, internal: list[str]) -> int:
+def _print_diff(result: CheckResult, outcome: FixOutcome) -> int:
     """The diff on stdout (a patch, coloured only on a terminal); what it would fix, and why
     the exit code is 2, on stderr (ruff's `Would fix N errors.`)."""
-    internal_errors = tuple(dict.fromkeys([*result.internal_errors, *internal]))
-    for message in internal_errors:
-        print(f"cfglint: {message}", file=sys.stderr)
+    notices = in_print_order(result.notices, outcome.notices)
+    print_notices(notices)
     sys.stdout.write(render_diff(outcome.diff, _color_wanted("text")))
     sys.stdout.flush()
     if outcome.would_fix:
         print(f"Would fix {plural(outcome.would_fix, 'error')}.", file=sys.stderr)
-    reasons = exit_reasons(result, (), internal_errors)
+    reasons = exit_reasons(result.violations, notices)
     if reasons:
         print(f"Exit code 2: {'; '.join(reasons)}.", file=sys.stderr)
-    return EXIT_ERROR if internal_errors else _exit_code_for_diff(result, outcome.diff)
+    if any(notice.fails for notice in notices) or result.unresolved:
+        return EXIT_ERROR
+    return EXIT_VIOLATIONS if outcome.diff else EXIT_CLEAN
 
 
 def _add_noqa(result: CheckResult, paths: tuple[Path, ...], indexes: InheritanceIndexes) -> int:
     """`--add-noqa`: no report; what was added, and what could not be, on stderr (as ruff)."""
     added = add_noqa_comments(result, paths, indexes)
-    for message in (*result.errors, *added.errors):
-        print(f"cfglint: error: {message}", file=sys.stderr)
-    for message in result.internal_errors:
-        print(f"cfglint: {message}", file=sys.stderr)
-    for message in (*result.warnings, *added.warnings):
-        print(f"cfglint: warning: {message}", file=sys.stderr)
+    notices = in_print_order([*result.notices, *added.notices])
+    print_notices(notices)
     if added.count:
         print(f"Added {plural(added.count, 'noqa directive')}.", file=sys.stderr)
-    failed = result.errors or result.unresolved or result.internal_errors or added.errors
+    failed = any(notice.fails for notice in notices) or result.unresolved
     return EXIT_ERROR if failed else EXIT_CLEAN
 
 
@@ -204,20 +192,12 @@ def _with_fixes(
     indexes: InheritanceIndexes,
     *,
     fixed: bool,
-    internal: list[str],
-) -> list[Violation]:
+) -> PlannedFixes:
     """The violations with the fixes a report shows. After the fix loop, what it could not fix
     is not fixable, whatever a plan says: only the fixes it did not try (unsafe ones without
-    `--unsafe-fixes`) are planned. `internal` collects cfglint's failures on a file."""
+    `--unsafe-fixes`) are planned."""
     if not fixed:
-        return planned_fixes(
-            result,
-            fix_request,
-            paths,
-            with_edits=with_edits,
-            indexes=indexes,
-            internal_errors=internal,
-        )
+        return planned_fixes(result, fix_request, paths, with_edits=with_edits, indexes=indexes)
     tried = [v for v in result.violations if wants_fix(v, fix_request)]
     untried = tuple(v for v in result.violations if not wants_fix(v, fix_request))
     planned = (
@@ -227,12 +207,12 @@ def _with_fixes(
             paths,
             with_edits=with_edits,
             indexes=indexes,
-            internal_errors=internal,
         )
         if untried
-        else []
+        else PlannedFixes(())
     )
-    return [*(replace(violation, fix=None) for violation in tried), *planned]
+    unfixed = tuple(replace(violation, fix=None) for violation in tried)
+    return PlannedFixes((*unfixed, *planned.violations), planned.notices)
 
 
 def _github_workspace() -> Path | None:
@@ -240,14 +220,9 @@ def _github_workspace() -> Path | None:
     return Path(workspace) if workspace else None
 
 
-def _exit_code_for_diff(result: CheckResult, diff: str) -> int:
-    if result.errors or result.unresolved:
-        return EXIT_ERROR
-    return EXIT_VIOLATIONS if diff else EXIT_CLEAN
-
-
 def _exit_code(args: argparse.Namespace, result: CheckResult, fixed_count: int) -> int:
-    if result.errors or result.unresolved:
+    """Once no notice failed the run."""
+    if result.unresolved:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN

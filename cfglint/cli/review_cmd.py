@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS, codes_argument
+from cfglint.cli.notices import in_print_order, print_notices
 from cfglint.errors import UserError
 from cfglint.report.context import ReportContext
 from cfglint.review import document, event, scope
@@ -22,6 +23,7 @@ from cfglint.review.gitcmd import git, work_tree_root
 from cfglint.review.model import Plan
 from cfglint.review.reconcile import EVENTS, MAX_INLINE_COMMENTS
 from cfglint.rules import all_rule_infos
+from cfglint.types import Notice, NoticeKind
 
 FAIL_ON = ("error", "warning", "never")
 
@@ -96,19 +98,21 @@ def run(args: argparse.Namespace) -> int:
     )
     findings = place_findings(checked.violations, diff, repo, context)
     configs = tuple(repo_path(config, repo) for config in checked.configs)
-    plan = Plan(diff.head, findings, configs, checked.errors)
-    for message in checked.warnings:
-        _warn(message)
+    # The errors are the review's to say (its "Not checked" list); the rest goes to stderr.
+    errors = [notice for notice in checked.notices if notice.kind is NoticeKind.ERROR]
+    plan = Plan(diff.head, findings, configs, tuple(notice.message for notice in errors))
+    print_notices(n for n in in_print_order(checked.notices) if n.kind is not NoticeKind.ERROR)
+    complete = not any(notice.fails for notice in checked.notices)
     review = document.review_document(plan, inputs.repo, inputs.pull_request, args.event)
     if args.review_file is not None:
         _write(args.review_file, document.dumps(review))
     if args.dry_run:
         sys.stdout.write(document.dumps(review))
-        _summary_line(plan, "dry run: nothing posted", sys.stderr)
+        _summary_line(plan, "dry run: nothing posted", sys.stderr, complete)
     else:
         outcome = _post(args, inputs, plan, checked, context)
         write_step_summary(inputs.step_summary, plan)
-        _summary_line(plan, outcome, sys.stdout)
+        _summary_line(plan, outcome, sys.stdout, complete)
     return _exit_code(checked, plan, args.fail_on)
 
 
@@ -165,8 +169,7 @@ def _post(
         )
         annotate(checked.violations, context)
         return "not posted: read-only token"
-    for message in posted.warnings:
-        _warn(message)
+    print_notices(posted.notices)
     return describe(posted)
 
 
@@ -192,11 +195,12 @@ def describe(posted: Any) -> str:
     return "; ".join(parts) or "nothing new to post"
 
 
-def _summary_line(plan: Plan, outcome: str, stream: Any) -> None:
+def _summary_line(plan: Plan, outcome: str, stream: Any, complete: bool) -> None:
+    """`complete`: no error or internal error (the review's problems, or on stderr)."""
     errors = len(plan.failing)
     warnings = len(plan.findings) - errors
     if not plan.findings:
-        verdict = "All checks passed!" if plan.checked and not plan.problems else "No findings."
+        verdict = "All checks passed!" if plan.checked and complete else "No findings."
     else:
         found = f"{errors} error{'s' if errors != 1 else ''}"
         if warnings:
@@ -207,7 +211,7 @@ def _summary_line(plan: Plan, outcome: str, stream: Any) -> None:
 
 
 def _exit_code(checked: Checked, plan: Plan, fail_on: str) -> int:
-    if checked.errors or checked.unresolved:
+    if any(notice.fails for notice in checked.notices) or checked.unresolved:
         return EXIT_ERROR
     if fail_on == "error" and plan.failing:
         return EXIT_VIOLATIONS
@@ -224,4 +228,4 @@ def _write(path: Path, text: str) -> None:
 
 
 def _warn(message: str) -> None:
-    print(f"cfglint: warning: {message}", file=sys.stderr)
+    print_notices([Notice.warning(message)])

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cfglint import files
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
+from cfglint.cli.notices import print_notices
 from cfglint.cli.show_entry import run_entry
 from cfglint.crash_log import internal_error
 from cfglint.errors import UserError
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(result, LoadFailure):
             failed = True
             if result.internal is not None:
-                print(f"cfglint: {result.internal}", file=sys.stderr)
+                print_notices([result.internal])
             for problem in result.problems:
                 span = problem.span
                 where = f"{display_path(span.path)}:{span.line}:{span.column}"
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 )
         except Exception as error:  # one config cfglint cannot show: the others are shown
             failed = True
-            print(f"cfglint: {internal_error(error, result.path)}", file=sys.stderr)
+            print_notices([internal_error(error, result.path)])
     if args.json:
         text = json.dumps(as_json, indent=2, ensure_ascii=False)
         if not _encodable(text):

@@ -25,7 +25,7 @@ from cfglint.session import per_session
 from cfglint.settings import Settings, declared_choice, settings_for, target_choice
 from cfglint.targets import Target, TargetRegistry
 from cfglint.targets.registry import unknown_target
-from cfglint.types import LoadFailure, LoadResult, ResolvedConfig
+from cfglint.types import LoadFailure, LoadResult, Notice, ResolvedConfig
 
 
 class Registries:
@@ -169,7 +169,7 @@ class ConfigChecker:
                 result.files,
                 True,
                 keys=keys,
-                target_error=str(error),
+                target_error=Notice.error(str(error), path),
                 no_target=isinstance(error, NoTargetError),
             )
         try:

@@ -21,7 +21,7 @@ from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckResult
 from cfglint.paths import display_path
 from cfglint.settings import FixPlacement
-from cfglint.types import Applicability, TextEdit, Violation
+from cfglint.types import Applicability, Notice, TextEdit, Violation
 
 EDIT_ERRORS = (
     fix_engine.FixNotApplicable,
@@ -112,10 +112,9 @@ class FileEdit:
 class Plan:
     files: dict[Path, FileEdit] = field(default_factory=dict)  # by real path
     chosen: list[tuple[Violation, Placement]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    # cfglint's own failures on a file (crash_log lines): its fixes are left out.
-    internal: list[str] = field(default_factory=list)
+    # Warnings (a fix not placed, or placed with a caveat), files it cannot write (errors),
+    # cfglint's own failures on a file (internal errors: its fixes are left out).
+    notices: list[Notice] = field(default_factory=list)
     # Each chosen fix's own edits per file (id of the violation, real path), for reports.
     own: dict[tuple[int, Path], tuple[TextEdit, ...]] = field(default_factory=dict)
 
@@ -143,7 +142,7 @@ def plan_round(
         try:
             placement = _choose(violation, placer, editors, blocked, plan)
         except Exception as error:  # a bug on one file must not stop the other fixes
-            plan.internal.append(internal_error(error, violation.path))
+            plan.notices.append(internal_error(error, violation.path))
             continue
         if placement is None:
             continue
@@ -152,24 +151,27 @@ def plan_round(
             try:
                 _combine(plan, editors, violation, entry)
             except Exception as error:
-                plan.internal.append(internal_error(error, entry.path))
+                plan.notices.append(internal_error(error, entry.path))
     for key, file_edit in list(plan.files.items()):
         try:
             file_edit.new = fix_engine.apply_text_edits(file_edit.old, file_edit.edits)
             invalid = fix_engine.check_still_valid(file_edit.path, file_edit.new)
         except Exception as error:
-            plan.internal.append(internal_error(error, file_edit.path))
+            plan.notices.append(internal_error(error, file_edit.path))
             del plan.files[key]
             continue
         if invalid is not None:
-            plan.problems.append(
-                f"{display_path(file_edit.path)}: fixes not applied, the result would not "
-                f"parse: {invalid}"
+            plan.notices.append(
+                Notice.warning(
+                    f"{display_path(file_edit.path)}: fixes not applied, the result would not "
+                    f"parse: {invalid}",
+                    file_edit.path,
+                )
             )
         if invalid is not None or file_edit.new == file_edit.old:
             del plan.files[key]
     if request.placement == "origin":
-        plan.problems.extend(_origin_warnings(plan, placer))
+        plan.notices.extend(_origin_warnings(plan, placer))
     return plan
 
 
@@ -178,9 +180,9 @@ def _choose(
 ) -> Placement | None:
     """The first placement of the violation that gives edits on its own."""
     candidates = placer.candidates(violation)
-    plan.errors.extend(candidates.errors)
+    plan.notices.extend(candidates.errors)
     if candidates.conflict is not None:
-        plan.problems.append(candidates.conflict)
+        plan.notices.append(candidates.conflict)
         return None
     reasons = list(candidates.reasons)
     for placement in candidates.placements:
@@ -196,7 +198,8 @@ def _choose(
     if reasons and not candidates.errors:
         span = violation.span
         where = f"{display_path(span.path)}:{span.line}:{span.column}: {violation.code}"
-        plan.problems.append(f"{where}: cannot place the fix: {reasons[-1]}")
+        message = f"{where}: cannot place the fix: {reasons[-1]}"
+        plan.notices.append(Notice.warning(message, span.path, span.line))
     return None
 
 
@@ -219,7 +222,7 @@ def _combine(plan: Plan, editors: Editors, violation: Violation, entry: FileChan
     file_edit.edits = edits
 
 
-def _origin_warnings(plan: Plan, placer: Placer) -> list[str]:
+def _origin_warnings(plan: Plan, placer: Placer) -> list[Notice]:
     warnings = []
     for violation, placement in plan.chosen:
         if placement.kind != "origin":
@@ -235,7 +238,10 @@ def _origin_warnings(plan: Plan, placer: Placer) -> list[str]:
                 )
                 more = f" and {len(others) - 3} more" if len(others) > 3 else ""
                 warnings.append(
-                    f"{display_path(entry.path)}: changed for {violation.target} "
-                    f"(--fix-placement origin), also inherited by {names}{more}"
+                    Notice.warning(
+                        f"{display_path(entry.path)}: changed for {violation.target} "
+                        f"(--fix-placement origin), also inherited by {names}{more}",
+                        entry.path,
+                    )
                 )
     return warnings

@@ -31,10 +31,28 @@ from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckRequest, CheckResult, Progress, run_check
 from cfglint.engine.verify import Baseline, Expectation
 from cfglint.loader import Loader
+from cfglint.notice import once
 from cfglint.paths import display_path
-from cfglint.types import REMOVE, Fix, KeyChange, ResolvedConfig, Span, TextEdit, Violation
+from cfglint.types import (
+    REMOVE,
+    Fix,
+    KeyChange,
+    Notice,
+    NoticeKind,
+    ResolvedConfig,
+    Span,
+    TextEdit,
+    Violation,
+)
 
-__all__ = ["FixOutcome", "FixRequest", "fix_until_stable", "planned_fixes", "wants_fix"]
+__all__ = [
+    "FixOutcome",
+    "FixRequest",
+    "PlannedFixes",
+    "fix_until_stable",
+    "planned_fixes",
+    "wants_fix",
+]
 
 MAX_ROUNDS = 5
 
@@ -48,10 +66,10 @@ class FixOutcome:
     # Violations of the first check that are gone after the fixes.
     fixed_count: int
     diff: str
-    problems: tuple[str, ...]  # warnings: a fix not applied, reverted, or placed with a caveat
-    errors: tuple[str, ...] = ()  # files that could not be written (exit code 2)
-    # cfglint's own failures on a file while planning (crash_log lines; exit code 2).
-    internal_errors: tuple[str, ...] = ()
+    # Each once, in this order: warnings (a fix not applied, reverted, or placed with a
+    # caveat); files that could not be written (errors: exit code 2); cfglint's own failures
+    # on a file while planning or verifying (internal errors: exit code 2).
+    notices: tuple[Notice, ...]
     # Without writing (`--diff`): how many violations the diff fixes.
     would_fix: int = 0
 
@@ -77,61 +95,57 @@ def fix_until_stable(
             result,
             0,
             plan.diff(),
-            tuple(dict.fromkeys(plan.problems)),
-            internal_errors=tuple(dict.fromkeys(plan.internal)),
+            _in_order(plan.notices),
             would_fix=len({id(v) for edit in plan.files.values() for v, _changes in edit.accepted}),
         )
     fixable = _fixable(result, fix_request)
     notes = _Notes()
-    errors: list[str] = []
-    internal: list[str] = []
     for round_number in range(MAX_ROUNDS + 1):
         plan = plan_round(result, index, fix_request, blocked, writing=True)
-        notes.extend(plan.problems)
-        errors.extend(plan.errors)
-        internal.extend(plan.internal)
+        notes.extend(plan.notices)
         if not plan.files:
             break
         if round_number == MAX_ROUNDS:
-            notes.add(f"fixes did not converge after {MAX_ROUNDS} rounds; check the output")
+            unstable = f"fixes did not converge after {MAX_ROUNDS} rounds; check the output"
+            notes.add(Notice.warning(unstable))
             break
-        baselines = _baselines(result, index, plan, fix_request, blocked, internal)
+        baselines = _baselines(result, index, plan, fix_request, blocked, notes)
         # The resolved trees of this round may go: only the baselines are compared.
         del result
-        written = _write(plan, errors, blocked)
+        written = _write(plan, notes, blocked)
         checking = round_progress(round_number + 1) if round_progress is not None else None
         result = _verified_round(
-            request, index, plan, written, baselines, blocked, notes, errors, internal, checking,
-            cache,
+            request, index, plan, written, baselines, blocked, notes, checking, cache
         )
-    return FixOutcome(
-        result,
-        _fixed_count(fixable, result),
-        "",
-        notes.remaining(result),
-        tuple(dict.fromkeys(errors)),
-        tuple(dict.fromkeys(internal)),
-    )
+    return FixOutcome(result, _fixed_count(fixable, result), "", notes.remaining(result))
+
+
+# What the fix loop tells, grouped: what it did not do, what it could not write, its failures.
+_FIX_ORDER = {NoticeKind.WARNING: 0, NoticeKind.ERROR: 1, NoticeKind.INTERNAL: 2}
+
+
+def _in_order(notices: Sequence[Notice]) -> tuple[Notice, ...]:
+    return once(sorted(notices, key=lambda notice: _FIX_ORDER[notice.kind]))
 
 
 class _Notes:
-    """Warnings for the user. A note about a fix that was reverted is dropped when a later
-    round fixed the violation some other way."""
+    """What the fix loop tells the user, round after round. A note about a fix that was
+    reverted is dropped when a later round fixed the violation some other way."""
 
     def __init__(self) -> None:
-        self._notes: dict[str, set[ViolationId] | None] = {}
+        self._notes: dict[Notice, set[ViolationId] | None] = {}
 
-    def add(self, message: str, about: set[ViolationId] | None = None) -> None:
-        self._notes.setdefault(message, about)
+    def add(self, notice: Notice, about: set[ViolationId] | None = None) -> None:
+        self._notes.setdefault(notice, about)
 
-    def extend(self, messages: Sequence[str]) -> None:
-        for message in messages:
-            self.add(message)
+    def extend(self, notices: Sequence[Notice]) -> None:
+        for notice in notices:
+            self.add(notice)
 
-    def remaining(self, final: CheckResult) -> tuple[str, ...]:
+    def remaining(self, final: CheckResult) -> tuple[Notice, ...]:
         left = {identity(violation) for violation in final.violations}
-        return tuple(
-            message for message, about in self._notes.items() if about is None or about & left
+        return _in_order(
+            [notice for notice, about in self._notes.items() if about is None or about & left]
         )
 
 
@@ -225,7 +239,7 @@ def _baselines(
     plan: Plan,
     request: FixRequest,
     blocked: Blocked,
-    internal: list[str],
+    notes: _Notes,
 ) -> dict[Path, _Watched]:
     """Every launched config that reads a file of the plan, reduced to what must not change:
     the checked ones as the check resolved them, the others resolved now. A file read by a
@@ -247,7 +261,7 @@ def _baselines(
             try:
                 baseline = Baseline(config.root, expectation, touched)
             except Exception as error:  # nothing to verify against: its files are not edited
-                internal.append(internal_error(error, path))
+                notes.add(internal_error(error, path))
                 for file in files & edited:
                     _block(plan, plan.files.pop(file), blocked)
                 edited.difference_update(files)
@@ -269,13 +283,15 @@ def _baselines(
     return watched
 
 
-def _write(plan: Plan, errors: list[str], blocked: Blocked) -> dict[Path, FileEdit]:
+def _write(plan: Plan, notes: _Notes, blocked: Blocked) -> dict[Path, FileEdit]:
     written: dict[Path, FileEdit] = {}
     for key, file_edit in plan.files.items():
         try:
             fix_engine.write_atomic(file_edit.path, file_edit.new)
         except OSError as error:
-            errors.append(f"cannot write {display_path(file_edit.path)}: {error.strerror or error}")
+            shown = display_path(file_edit.path)
+            message = f"cannot write {shown}: {error.strerror or error}"
+            notes.add(Notice.write_error(message, file_edit.path))
             _block(plan, file_edit, blocked)
             continue
         written[key] = file_edit
@@ -297,8 +313,6 @@ def _verified_round(
     baselines: dict[Path, _Watched],
     blocked: Blocked,
     notes: _Notes,
-    errors: list[str],
-    internal: list[str],
     progress: Progress | None,
     cache: OutcomeCache | None,
 ) -> CheckResult:
@@ -314,7 +328,7 @@ def _verified_round(
         try:
             reason = _verdict(watched, after, index)
         except Exception as error:  # unverifiable is unverified: its edits are put back
-            internal.append(internal_error(error, watched.path))
+            notes.add(internal_error(error, watched.path))
             reason = f"{shown} could not be verified"
         if reason is not None:
             for file in sorted(edited):
@@ -326,12 +340,14 @@ def _verified_round(
         try:
             fix_engine.write_atomic(file_edit.path, file_edit.old)
         except OSError as error:
-            errors.append(
+            message = (
                 f"cannot put back {display_path(file_edit.path)} ({reason}): "
                 f"{error.strerror or error}"
             )
+            notes.add(Notice.write_error(message, file_edit.path))
         about = {identity(violation) for violation, _entry in file_edit.accepted}
-        notes.add(f"{display_path(file_edit.path)}: fix reverted: {reason}", about)
+        reverted = f"{display_path(file_edit.path)}: fix reverted: {reason}"
+        notes.add(Notice.warning(reverted, file_edit.path), about)
         _block(plan, file_edit, blocked)
     index.files_changed()
     del after
@@ -373,6 +389,13 @@ def _fixed_count(fixable: list[set[ViolationId]], final: CheckResult) -> int:
     return sum(1 for about in fixable if not about & remaining)
 
 
+@dataclass(frozen=True, slots=True)
+class PlannedFixes:
+    violations: tuple[Violation, ...]  # each with its `fix` (None: none placed)
+    # cfglint's own failures on a file (internal errors): its fixes are left out of the report.
+    notices: tuple[Notice, ...] = ()
+
+
 def planned_fixes(
     result: CheckResult,
     request: FixRequest,
@@ -380,8 +403,7 @@ def planned_fixes(
     *,
     with_edits: bool = True,
     indexes: InheritanceIndexes | None = None,
-    internal_errors: list[str] | None = None,
-) -> list[Violation]:
+) -> PlannedFixes:
     """The violations with their `fix` filled in, for reports.
 
     Without `with_edits` a fix carries its message and applicability but no edits: enough for
@@ -392,22 +414,23 @@ def planned_fixes(
     the other fixes in the same file: where two fixes edit the same place (two overrides of
     `env_cfg` in one leaf), each carries the one combined edit, so that applying either or both
     gives a correct file.
-    `indexes`: those of the check that gave `result`. `internal_errors` collects cfglint's own
-    failures on a file (its fixes are left out of the report).
+    `indexes`: those of the check that gave `result`. What the plan warns of is the fix
+    command's to say, not the report's.
     """
     index = ProjectIndex(result, paths, indexes)
     if not with_edits:
         placer = Placer(result, index, request.placement, writing=False)
-        return [
-            replace(violation, fix=Fix(intent.message, intent.applicability, ()))
-            if (intent := violation.fix_intent) is not None and placer.placeable(violation)
-            else replace(violation, fix=None)
-            for violation in result.violations
-        ]
+        return PlannedFixes(
+            tuple(
+                replace(violation, fix=Fix(intent.message, intent.applicability, ()))
+                if (intent := violation.fix_intent) is not None and placer.placeable(violation)
+                else replace(violation, fix=None)
+                for violation in result.violations
+            )
+        )
     everything = FixRequest(request.placement, unsafe=True, cli_target=request.cli_target)
     plan = plan_round(result, index, everything, set(), writing=False)
-    if internal_errors is not None:
-        internal_errors.extend(plan.internal)
+    failures = once(notice for notice in plan.notices if notice.kind is NoticeKind.INTERNAL)
     placed = {id(violation): placement for violation, placement in plan.chosen}
     # An edit goes to the first finding that needs it; a later one sharing it points there, so
     # that applying every fix applies each edit once.
@@ -426,7 +449,7 @@ def planned_fixes(
         applied_with = (shared[0].code, shared[0].span) if shared else None
         fix = Fix(intent.message, intent.applicability, own, applied_with)
         out.append(replace(violation, fix=fix))
-    return out
+    return PlannedFixes(tuple(out), failures)
 
 
 def _published_edits(

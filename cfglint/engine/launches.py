@@ -35,6 +35,7 @@ from cfglint.types import (
     LauncherFile,
     LaunchView,
     LoadProblem,
+    Notice,
     ResolvedConfig,
 )
 
@@ -102,7 +103,7 @@ class LaunchOutcome:
     target: Target | None
     # The config as the first path hands it to the Runner (None: no path reaches one).
     resolved: ResolvedConfig | None
-    error: str | None = None  # why the launch's config has no target
+    error: Notice | None = None  # why the launch's config has no target
 
 
 class LaunchChecker:
@@ -147,13 +148,13 @@ class LaunchChecker:
         self.aggregator.add_findings(view.config, target.name, findings)
         return LaunchOutcome(view, target, resolved)
 
-    def _target(self, config: Path | None, named: bool) -> tuple[Target | None, str | None]:
+    def _target(self, config: Path | None, named: bool) -> tuple[Target | None, Notice | None]:
         if config is None:
             return None, None
         try:
             return self._target_for(config, named), None
         except UserError as error:
-            return None, str(error)
+            return None, Notice.error(str(error), config)
 
 
 def _unknown_configs(view: LaunchView) -> tuple[LoadProblem, ...]:
@@ -281,15 +282,14 @@ class LaunchResults:
     # Every config checked through a launch (whether a path reached the Runner or not): it is
     # not checked again on its own.
     covered: set[Path] = field(default_factory=set)
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    internal: list[str] = field(default_factory=list)  # cfglint's own failures, one per launch
+    # Configs without a target, launches not checked, cfglint's own failures (one per launch).
+    notices: list[Notice] = field(default_factory=list)
 
     def take(self, config: Path, outcome: LaunchOutcome) -> None:
         self.views.append(outcome.view)
         self.covered.add(config)
         if outcome.error is not None:
-            self.errors.append(outcome.error)
+            self.notices.append(outcome.error)
         if outcome.resolved is not None and outcome.target is not None:
             self.launched.setdefault(config, outcome.resolved)
             self.targets.setdefault(config, outcome.target.name)
@@ -316,7 +316,7 @@ def check_launches(
             config = outcome.view.config
             if config is None:
                 results.views.append(outcome.view)
-                results.warnings.append(_not_checked(launch, outcome.view))
+                results.notices.append(_not_checked(launch, outcome.view))
                 continue
             results.take(config, outcome)
     for config in configs:
@@ -340,14 +340,16 @@ def _checked(
     try:
         return checker.check(launch, config, named)
     except Exception as error:
-        results.internal.append(internal_error(error, launch.entry))
+        results.notices.append(internal_error(error, launch.entry))
         return None
 
 
-def _not_checked(launch: Launch, view: LaunchView) -> str:
-    where = display_path(launch.source.path) if launch.source else display_path(launch.entry)
-    if launch.source is not None:
-        where = f"{where}:{launch.source.line}"
+def _not_checked(launch: Launch, view: LaunchView) -> Notice:
     endings = [world.ending for world in view.worlds if world.ending]
     why = endings[0] if endings else "its config is not known statically"
-    return f"{where}: launch of {display_path(launch.entry)} not checked: {why}"
+    message = f"launch of {display_path(launch.entry)} not checked: {why}"
+    if launch.source is None:
+        return Notice.warning(f"{display_path(launch.entry)}: {message}", launch.entry)
+    source = launch.source
+    where = f"{display_path(source.path)}:{source.line}"
+    return Notice.warning(f"{where}: {message}", source.path, source.line)

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from cfglint import files
 from cfglint.rules.base import Finding
-from cfglint.types import FixIntent, LoadProblem, Severity, Span
+from cfglint.types import FixIntent, LoadProblem, Notice, Severity, Span
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,14 +71,15 @@ class ConfigOutcome:
     files: tuple[Path, ...]
     resolved: bool
     problems: tuple[LoadProblem, ...] = ()  # why it did not resolve
-    # cfglint's own failure (crash_log line) while resolving it, and while checking it.
-    load_internal: str | None = None
-    check_internal: str | None = None
+    # cfglint's own failure (an internal error) while resolving it, and while checking it.
+    load_internal: Notice | None = None
+    check_internal: Notice | None = None
     fragment: bool = False  # no `model`: checked only through the configs inheriting it
     keys: frozenset[str] = frozenset()  # its top-level keys
     target: str | None = None
-    # Why it has no target (a UserError's text; `no_target`: it names none at all).
-    target_error: str | None = None
+    # Why it has no target (an error with a UserError's text; `no_target`: it names none at
+    # all).
+    target_error: Notice | None = None
     no_target: bool = False
     issues: tuple[Issue, ...] = ()
 

@@ -29,6 +29,7 @@ from cfglint.types import (
     DictNode,
     FixIntent,
     KeyChange,
+    Notice,
     ResolvedConfig,
     SpanChange,
     TextEdit,
@@ -66,10 +67,11 @@ class Candidates:
 
     placements: list[Placement] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
-    # The fix is for a file this run cannot write: one line each, and exit code 2.
-    errors: list[str] = field(default_factory=list)
-    # Configs of two targets need different values where the value is written (origin mode).
-    conflict: str | None = None
+    # The fix is for a file this run cannot write: an error each, and exit code 2.
+    errors: list[Notice] = field(default_factory=list)
+    # Configs of two targets need different values where the value is written (origin mode):
+    # a warning.
+    conflict: Notice | None = None
 
 
 class Placer:
@@ -212,12 +214,13 @@ class Placer:
             raise NotPlaceable(f"{shown} is not edited: configs for other targets inherit it")
         conflict = self._conflicting(others, violation)
         if conflict is not None:
-            found.conflict = (
+            found.conflict = Notice.warning(
                 f"{shown}: `{violation.key}` is not changed: configs for {violation.target} and "
                 f"{conflict.target} inherit it and need different values "
-                f"(e.g. {display_path(conflict.path)}); fix them with --fix-placement leaf"
+                f"(e.g. {display_path(conflict.path)}); fix them with --fix-placement leaf",
+                path,
             )
-            raise NotPlaceable(found.conflict)
+            raise NotPlaceable(found.conflict.message)
 
     def _conflicting(
         self, others: list[ProjectConfig], violation: Violation
@@ -257,7 +260,9 @@ class Placer:
             if self._writing:
                 reason = unwritable_reason(leaf)
                 if reason is not None:
-                    found.errors.append(f"cannot write {display_path(leaf)}: {reason}")
+                    found.errors.append(
+                        Notice.write_error(f"cannot write {display_path(leaf)}: {reason}", leaf)
+                    )
                     raise NotPlaceable(f"cannot write {display_path(leaf)}")
             config = self._result.resolved.get(leaf)
             if config is None:

@@ -26,6 +26,7 @@ from cfglint.engine.pool import Job, check_in_workers, worker_count
 from cfglint.engine.selection import NoqaIndex
 from cfglint.errors import NoTargetError, UserError
 from cfglint.loader import Loader
+from cfglint.notice import once
 from cfglint.paths import display_path
 from cfglint.rules.cl9xx_loader import WARNING_CODES
 from cfglint.settings import HOW_TO_SET_A_TARGET, settings_for
@@ -34,6 +35,8 @@ from cfglint.types import (
     Discovered,
     HostFacts,
     LaunchView,
+    Notice,
+    NoticeKind,
     ResolvedConfig,
     Violation,
 )
@@ -74,19 +77,17 @@ class ConfigFacts:
 @dataclass(frozen=True, slots=True)
 class CheckResult:
     violations: tuple[Violation, ...]
-    # One-line problems that are not about a config's values (no target, bad settings).
-    errors: tuple[str, ...]
+    # What is no finding, each once: errors (no target, bad settings: the run exits 2);
+    # cfglint's own failures (`internal error in PATH: ...`, traceback logged: that file is
+    # not checked, the others are, and the run exits 2); warnings (noqa comments not
+    # understood, nothing checked). In that order.
+    notices: tuple[Notice, ...]
     # Each config checked (fragments included) that resolved; a tree is resolved again when
     # asked for, unless this process still holds it (ResolvedTrees).
     resolved: Mapping[Path, ResolvedConfig]
     targets: Mapping[Path, str] = field(default_factory=dict)
-    # Things to tell the user that are no finding: noqa comments not understood, nothing checked.
-    warnings: tuple[str, ...] = ()
     # The launches checked, with every path through their entry scripts.
     launches: tuple[LaunchView, ...] = ()
-    # cfglint's own failures, one line each (`internal error in PATH: ...`, traceback logged):
-    # the file is not checked, the others are, and the run exits 2.
-    internal_errors: tuple[str, ...] = ()
     # The same configs as `resolved`, in its order: what is known of each without its tree.
     configs: Mapping[Path, ConfigFacts] = field(default_factory=dict)
     # The violations whose fix each config's own check could write in the config itself.
@@ -208,7 +209,7 @@ def _taken(
     candidates: Candidates,
     checker: ConfigChecker,
     aggregator: Aggregator,
-    internal: list[str],
+    internal: list[Notice],
 ) -> dict[Path, ConfigOutcome]:
     """The configs the check takes, in its order: the leaves found, then every config
     inheriting a file named one by one; the ones that resolved are returned, the others'
@@ -274,7 +275,7 @@ def _run_check(
 ) -> CheckResult:
     discovered = discover(request.paths, request.force_exclude)
     aggregator = Aggregator()
-    errors: list[str] = []
+    errors: list[Notice] = []
     for problem in discovered.problems:
         aggregator.add_problems(problem.span.path, [problem])
 
@@ -286,7 +287,7 @@ def _run_check(
         discovered = replace(
             discovered, leaves=tuple(p for p in discovered.leaves if real(p) not in entry_scripts)
         )
-    internal: list[str] = []
+    internal: list[Notice] = []
     checker = ConfigChecker(request.cli_target, request.select, request.ignore, loader)
     jobs, candidates = _jobs(discovered, indexes)
     outcomes = _outcomes(jobs, checker, cache, progress)
@@ -311,8 +312,8 @@ def _run_check(
         lambda config: request.entries or settings_entries(settings_for(config)),
         lambda config: config in found_leaves,
     )
-    errors.extend(launched.errors)
-    internal.extend(launched.internal)
+    errors.extend(n for n in launched.notices if n.kind is NoticeKind.ERROR)
+    internal.extend(n for n in launched.notices if n.kind is NoticeKind.INTERNAL)
     # What stopped a launch short of the Runner is reported; a config launched is checked as
     # launched, not again on its own.
     alone = {path: outcome for path, outcome in taken.items() if path not in launched.covered}
@@ -323,7 +324,7 @@ def _run_check(
         if outcome.target_error is not None:
             errors.append(outcome.target_error)
             if outcome.no_target:
-                no_target[outcome.target_error] = leaf
+                no_target[outcome.target_error.message] = leaf
             continue
         assert outcome.target is not None
         target_of[leaf] = outcome.target
@@ -347,14 +348,20 @@ def _run_check(
         if violation.code in WARNING_CODES:
             violation = replace(violation, severity="warning")
         kept.append(violation)
-    warnings = [*noqa.warnings, *launched.warnings, *_unreadable_folders(indexes)]
+    warnings = [
+        *noqa.notices,
+        *(n for n in launched.notices if n.kind is NoticeKind.WARNING),
+        *_unreadable_folders(indexes),
+    ]
     skipped = [path for path in discovered.skipped if real(path) not in entry_scripts]
     if skipped:
         count = len(skipped)
         warnings.append(
-            f"skipped {count} .py file{'s' if count > 1 else ''} that do not look like "
-            "MMEngine configs (code, or no config keys); name a file to check it anyway, or "
-            "set `include` under [tool.cfglint]"
+            Notice.warning(
+                f"skipped {count} .py file{'s' if count > 1 else ''} that do not look like "
+                "MMEngine configs (code, or no config keys); name a file to check it anyway, or "
+                "set `include` under [tool.cfglint]"
+            )
         )
     facts = {path: ConfigFacts(outcome.files, outcome.fragment) for path, outcome in alone.items()}
     facts.update(
@@ -363,20 +370,20 @@ def _run_check(
     )
     nothing_found = not (discovered.leaves or discovered.bases or discovered.launchers)
     if nothing_found and not discovered.problems:
-        warnings.append("no config files found under the given paths")
+        warnings.append(Notice.warning("no config files found under the given paths"))
     elif facts and not target_of and not errors:
         warnings.append(
-            "no launchable config checked: every config found lacks `model` (a fragment is "
-            "checked through the configs that inherit it)"
+            Notice.warning(
+                "no launchable config checked: every config found lacks `model` (a fragment is "
+                "checked through the configs that inherit it)"
+            )
         )
     return CheckResult(
         tuple(kept),
-        tuple(_no_target_once(errors, no_target)),
+        once([*_no_target_once(errors, no_target), *internal, *warnings]),
         ResolvedTrees(list(facts), launched.launched, loader),
         target_of,
-        tuple(warnings),
         tuple(launched.views),
-        tuple(dict.fromkeys(internal)),
         facts,
         aggregator.leaf_fixes(),
     )
@@ -385,16 +392,20 @@ def _run_check(
 NEUTRAL_HOST = HostFacts(mmengine_device="cpu", cuda=False)
 
 
-def _no_target_once(errors: list[str], no_target: Mapping[str, Path]) -> list[str]:
-    """The errors, each once, with the configs that have no target told in one line."""
-    once = list(dict.fromkeys(errors))
+def _no_target_once(errors: list[Notice], no_target: Mapping[str, Path]) -> list[Notice]:
+    """The errors, each once, with the configs that have no target told in one line (about no
+    config in particular). `no_target`: the config of each such error, by its message."""
+    each = list(once(errors))
     if len(no_target) < 2:
-        return once
+        return each
     configs = sorted(display_path(path) for path in no_target.values())
     shown = ", ".join(configs[:3]) + (f" and {len(configs) - 3} more" if len(configs) > 3 else "")
-    first = once.index(next(error for error in once if error in no_target))
-    rest = [error for error in once if error not in no_target]
-    rest.insert(first, f"no target for {len(configs)} configs ({shown}): {HOW_TO_SET_A_TARGET}")
+    first = next(index for index, error in enumerate(each) if error.message in no_target)
+    rest = [error for error in each if error.message not in no_target]
+    rest.insert(
+        first,
+        Notice.error(f"no target for {len(configs)} configs ({shown}): {HOW_TO_SET_A_TARGET}"),
+    )
     return rest
 
 
@@ -410,11 +421,14 @@ def _entry_scripts(request: CheckRequest, launchers: ProjectLaunchers) -> set[Pa
     return {real(script) for script in scripts}
 
 
-def _unreadable_folders(indexes: InheritanceIndexes) -> list[str]:
+def _unreadable_folders(indexes: InheritanceIndexes) -> list[Notice]:
     """A folder of the project that could not be listed may hold configs inheriting a named
     file: they were not checked, and fixes placed in shared files did not count them."""
     return [
-        f"cannot read folder {display_path(folder)}: {reason}; configs in it that may inherit "
-        "the files named were not checked"
+        Notice.warning(
+            f"cannot read folder {display_path(folder)}: {reason}; configs in it that may "
+            "inherit the files named were not checked",
+            folder,
+        )
         for folder, reason in sorted(indexes.unreadable_folders().items())
     ]

@@ -9,6 +9,7 @@ from pathlib import Path
 from cfglint import directives, files, paths
 from cfglint.codes import UNRESOLVED
 from cfglint.rules import RULES_BY_CODE
+from cfglint.types import Notice
 
 # A config that cannot be resolved is never silently skipped.
 
@@ -45,7 +46,7 @@ class NoqaIndex:
 
     def __init__(self) -> None:
         self._by_file: dict[Path, directives.Suppressions] = {}
-        self.warnings: list[str] = []
+        self.notices: list[Notice] = []  # warnings
 
     def suppressed(self, path: Path, line: int, code: str, needed_by: str | None = None) -> bool:
         """A noqa for `code`, or for the rule a CL906 was reported for, on `line`."""
@@ -66,7 +67,9 @@ class NoqaIndex:
     def _warn(self, path: Path, found: directives.Suppressions) -> None:
         shown = paths.display_path(path)
         for problem in found.problems:
-            self.warnings.append(f"{shown}:{problem.line}: {problem.message}")
+            message = f"{shown}:{problem.line}: {problem.message}"
+            self.notices.append(Notice.warning(message, path, problem.line))
         for line, code in found.codes:
             if code not in RULES_BY_CODE:
-                self.warnings.append(f"{shown}:{line}: unknown rule `{code}` in a noqa comment")
+                message = f"{shown}:{line}: unknown rule `{code}` in a noqa comment"
+                self.notices.append(Notice.warning(message, path, line))

@@ -19,7 +19,7 @@ from cfglint.loader.lazy import LazyModule, resolve_lazy
 from cfglint.loader.problems import LoadError, file_span
 from cfglint.loader.resolve import FileResolution, parse_py, reserved_key_problem, resolve_file
 from cfglint.loader.source import SourceText, read_config_text
-from cfglint.types import LoadFailure, LoadProblem, LoadResult, ResolvedConfig, Span
+from cfglint.types import LoadFailure, LoadProblem, LoadResult, Notice, ResolvedConfig, Span
 
 __all__ = ["Loader"]
 
@@ -32,11 +32,11 @@ class _Failed:
     __slots__ = ("error", "internal", "trail")
 
     def __init__(
-        self, error: LoadError, trail: tuple[Path, ...], internal: str | None = None
+        self, error: LoadError, trail: tuple[Path, ...], internal: Notice | None = None
     ) -> None:
         self.error = error
         self.trail = trail  # the files from this one down to the one that failed
-        self.internal = internal  # cfglint's own failure (crash_log line), not the config's
+        self.internal = internal  # cfglint's own failure (an internal error), not the config's
 
 
 class _BaseFailedError(Exception):
@@ -129,8 +129,9 @@ class Loader:
         except Exception as error:  # one file must never stop the run
             # cfglint's failure, not the config's: reported as an internal error for this file
             # (traceback logged), never as a finding that --ignore could hide.
-            line = internal_error(error, path)
-            outcome = _Failed(LoadError(UNREADABLE_CONFIG, line, file_span(path)), (path,), line)
+            notice = internal_error(error, path)
+            problem = LoadError(UNREADABLE_CONFIG, notice.message, file_span(path))
+            outcome = _Failed(problem, (path,), notice)
         finally:
             self._in_progress.pop()
         return outcome

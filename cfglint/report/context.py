@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.types import RuleInfo
+from cfglint.types import Notice, RuleInfo
 
 
 @dataclass(frozen=True)
@@ -32,3 +32,6 @@ class ReportContext:
     source_root: Path | None = None
     # Why the run exits 2 (`5 configs could not be resolved`), for the text summary.
     exit_reasons: tuple[str, ...] = ()
+    # What the run printed on stderr besides the report (cli/notices.py), for SARIF's
+    # `invocations`.
+    notices: tuple[Notice, ...] = ()

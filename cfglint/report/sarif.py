@@ -1,4 +1,5 @@
-"""`--output-format sarif`: SARIF 2.1.0 with rules, exact regions, related configs and fixes."""
+"""`--output-format sarif`: SARIF 2.1.0 with rules, exact regions, related configs and fixes,
+and the run's errors and warnings that are no finding as the invocation's notifications."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from cfglint.report.common import (
     sorted_violations,
 )
 from cfglint.report.context import ReportContext
-from cfglint.types import Fix, Span, Violation
+from cfglint.types import Fix, Notice, NoticeKind, Span, Violation
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -45,6 +46,7 @@ def render_sarif(violations: Sequence[Violation], context: ReportContext) -> str
         "results": [
             _result(violation, rule_index[violation.code], context) for violation in ordered
         ],
+        "invocations": [_invocation(context)],
     }
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
@@ -162,6 +164,30 @@ def _result(violation: Violation, index: int, context: ReportContext) -> JsonObj
     }
     result["properties"] = {name: value for name, value in properties.items() if value is not None}
     return result
+
+
+def _invocation(context: ReportContext) -> JsonObject:
+    """Whether the run did its job (no error or internal error: those make it exit 2), and each
+    notice printed on stderr, as GitHub code scanning shows a tool's notifications."""
+    return {
+        "executionSuccessful": not any(notice.fails for notice in context.notices),
+        "toolExecutionNotifications": [
+            _notification(notice, context) for notice in context.notices
+        ],
+    }
+
+
+def _notification(notice: Notice, context: ReportContext) -> JsonObject:
+    notification: JsonObject = {
+        "level": "warning" if notice.kind is NoticeKind.WARNING else "error",
+        "message": {"text": _escape(notice.message)},
+    }
+    if notice.path is not None:
+        location: JsonObject = {"artifactLocation": _artifact(notice.path, context)}
+        if notice.line is not None:
+            location["region"] = {"startLine": notice.line}
+        notification["locations"] = [{"physicalLocation": location}]
+    return notification
 
 
 def _fix(fix: Fix, context: ReportContext) -> JsonObject:

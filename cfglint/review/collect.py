@@ -12,7 +12,7 @@ from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.run import CheckRequest, run_check
 from cfglint.loader import Loader
 from cfglint.settings import settings_for
-from cfglint.types import Violation
+from cfglint.types import Notice, Violation
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,15 +25,15 @@ class CheckOptions:
 @dataclass(frozen=True, slots=True)
 class Checked:
     violations: tuple[Violation, ...]  # each with its fix and edits, where one is placed
-    errors: tuple[str, ...]  # one-line problems that are no finding (a config without target)
-    warnings: tuple[str, ...]
+    # What is no finding: errors (a config without target), cfglint's own failures, warnings.
+    notices: tuple[Notice, ...]
     configs: tuple[Path, ...]  # the configs checked against a target
     unresolved: bool  # a config could not be read or resolved (CL9xx): exit code 2
 
 
 def check_files(repo: Path, paths: tuple[Path, ...], options: CheckOptions) -> Checked:
     if not paths:
-        return Checked((), (), (), (), False)
+        return Checked((), (), (), False)
     # `force_exclude`: the settings' `exclude` holds for the changed files too (as the hook).
     request = CheckRequest(paths, options.target, options.select, options.ignore, True)
     indexes = InheritanceIndexes()
@@ -42,11 +42,10 @@ def check_files(repo: Path, paths: tuple[Path, ...], options: CheckOptions) -> C
     result = run_check(request, Loader(), indexes=indexes)
     placement = settings_for(repo).table.fix_placement
     fix_request = FixRequest(placement, unsafe=False, cli_target=options.target)
-    violations = planned_fixes(result, fix_request, paths, with_edits=True, indexes=indexes)
+    planned = planned_fixes(result, fix_request, paths, with_edits=True, indexes=indexes)
     return Checked(
-        tuple(violations),
-        result.errors,
-        result.warnings,
+        planned.violations,
+        (*result.notices, *planned.notices),
         tuple(sorted(result.targets)),
         result.unresolved,
     )

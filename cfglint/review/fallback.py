@@ -8,11 +8,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from cfglint.cli.notices import print_notices
 from cfglint.report.context import ReportContext
 from cfglint.report.github import render_github
 from cfglint.review.model import Plan
 from cfglint.review.summary import render_summary
-from cfglint.types import Violation
+from cfglint.types import Notice, Violation
 
 
 def annotate(violations: Sequence[Violation], context: ReportContext) -> None:
@@ -27,4 +28,4 @@ def write_step_summary(path: Path | None, plan: Plan) -> None:
         with path.open("a", encoding="utf-8") as summary:
             summary.write(render_summary(plan, {}, marker=False) + "\n")
     except OSError as error:
-        print(f"cfglint: warning: cannot write the job summary {path}: {error}", file=sys.stderr)
+        print_notices([Notice.warning(f"cannot write the job summary {path}: {error}", path)])

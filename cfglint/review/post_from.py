@@ -10,16 +10,17 @@ cannot change), and every field is checked (document.read_document).
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
 
 from cfglint.cli.common import EXIT_CLEAN
+from cfglint.cli.notices import print_notices
 from cfglint.errors import UserError
 from cfglint.review.document import read_document
 from cfglint.review.event import ReviewInputs
 from cfglint.review.fallback import write_step_summary
 from cfglint.review.publish import publish
 from cfglint.review.session import api_session
+from cfglint.types import Notice
 
 
 def post_review_file(args: argparse.Namespace, inputs: ReviewInputs) -> int:
@@ -36,15 +37,14 @@ def post_review_file(args: argparse.Namespace, inputs: ReviewInputs) -> int:
         pull = api.pull_request()
         head = pull.get("head", {}).get("sha") if isinstance(pull, dict) else None
         if head != plan.head_sha:
-            print(
-                f"cfglint: warning: pull request #{number} is now at {str(head)[:12]}, not "
-                f"{plan.head_sha[:12]}: not posted (the newer push gets its own review)",
-                file=sys.stderr,
+            moved = Notice.warning(
+                f"pull request #{number} is now at {str(head)[:12]}, not "
+                f"{plan.head_sha[:12]}: not posted (the newer push gets its own review)"
             )
+            print_notices([moved])
             return EXIT_CLEAN
         posted = publish(api, plan, args.event, args.max_comments)
-    for message in posted.warnings:
-        print(f"cfglint: warning: {message}", file=sys.stderr)
+    print_notices(posted.notices)
     write_step_summary(inputs.step_summary, plan)
     from cfglint.cli.review_cmd import describe
 

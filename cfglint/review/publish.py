@@ -10,6 +10,7 @@ from typing import Any
 from cfglint.review.github_api import GitHubClient, PermissionDenied, ValidationFailed
 from cfglint.review.model import Plan
 from cfglint.review.reconcile import Actions, reconcile
+from cfglint.types import Notice
 
 REFUSED = "GitHub refused it as an inline comment"
 DISMISS_MESSAGE = "cfglint: every finding of this review is fixed."
@@ -21,7 +22,7 @@ class Posted:
     review_url: str | None  # the review created, if one was
     updated: bool
     dismissed: int
-    warnings: tuple[str, ...] = ()
+    notices: tuple[Notice, ...] = ()  # warnings: what it could not do
 
 
 class PullRequestApi:
@@ -70,14 +71,16 @@ def publish(api: PullRequestApi, plan: Plan, event: str, max_comments: int) -> P
             replace(plan, findings=findings), reviews, comments, event, max_comments
         )
         created = _apply(api, actions)
-    warnings = []
+    warnings: list[Notice] = []
     dismissed = 0
     for review_id in actions.dismiss:
         try:
             api.dismiss_review(review_id, DISMISS_MESSAGE)
             dismissed += 1
         except PermissionDenied as error:
-            warnings.append(f"cannot dismiss the earlier review requesting changes: {error}")
+            warnings.append(
+                Notice.warning(f"cannot dismiss the earlier review requesting changes: {error}")
+            )
     url = str(created.get("html_url")) if isinstance(created, dict) else None
     return Posted(actions, url, actions.update is not None, dismissed, tuple(warnings))
 

@@ -5,6 +5,7 @@ never trusted; two runs at once both print the right result."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -67,6 +68,33 @@ def test_a_second_run_replays_exactly_what_a_cold_run_prints(
     assert first.exit_code == 1
     assert second == first == cold(tree, *args)
     assert (tree / ".cfglint_cache" / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+
+
+def test_a_replayed_run_tells_the_same_warnings_and_errors(tree: Path) -> None:
+    """What is no finding is replayed too: on stderr, and in the SARIF report's invocation."""
+    (tree / "configs/dinov3/noqa_warning.py").write_text(
+        "model = dict(type='X')\nenv_cfg = dict(cudnn_benchmark=True)  # cfglint: noqa: CL999\n",
+        encoding="utf-8",
+    )
+    (tree / "configs/cuda/unknown_target.py").write_text(
+        "# cfglint: target=nosuch-target\nmodel = dict(type='X')\n", encoding="utf-8"
+    )
+    args = ("--output-format", "sarif")
+    first, how_first = run(tree, "check", *args)
+    second, how_second = run(tree, "check", *args)
+    assert (how_first, how_second) == ("checked", "replayed")
+    assert second == first == cold(tree, *args)
+    assert first.exit_code == 2
+    error, warning = first.stderr.splitlines()
+    assert error.startswith(f"cfglint: error: {tree / 'configs/cuda/unknown_target.py'}:")
+    assert "unknown target 'nosuch-target'" in error
+    assert warning == (
+        "cfglint: warning: configs/dinov3/noqa_warning.py:2: unknown rule `CL999` in a noqa comment"
+    )
+    (invocation,) = json.loads(second.stdout)["runs"][0]["invocations"]
+    notifications = invocation["toolExecutionNotifications"]
+    assert invocation["executionSuccessful"] is False
+    assert [note["level"] for note in notifications] == ["error", "warning"]
 
 
 def _replace(relative: str, old: str, new: str) -> Callable[[Path], None]:

@@ -4,12 +4,17 @@ the number of workers and however the configs were shared out."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from helpers import EXAMPLES, CliResult, run_cli
+from hostile_cases import HOOK_CLI
 from project_tree import snapshot, write_tree
 
 from cfglint.engine.pool import WORKERS_VARIABLE
@@ -102,6 +107,51 @@ def test_fix_in_workers_writes_what_one_process_writes(tmp_path: Path) -> None:
     (code_alone, printed_alone, files_alone), pooled = results
     assert "Fixed" in printed_alone[0]
     assert pooled == (code_alone, printed_alone, files_alone)
+
+
+def test_notices_from_workers_are_what_one_process_tells(tmp_path: Path) -> None:
+    """A config without a known target, a noqa comment not understood and cfglint's own failure
+    on a config, met in worker processes: the same lines on stderr, the same SARIF
+    notifications, the same exit code."""
+    project = _project(tmp_path / "project")
+    group = project / "configs/many/g3"
+    (group / "leaf31.py").write_text("# cfglint: target=nosuch-target\nmodel = dict()\n")
+    (group / "boom.py").write_text("_base_ = ['../_base_/g3.py']\nmodel = dict()\n")
+    with (group / "leaf28.py").open("a") as leaf:
+        leaf.write("env_cfg = dict(cudnn_benchmark=True)  # cfglint: noqa: CL999\n")
+    printed = []
+    hooked = [sys.executable, str(HOOK_CLI), "crash-loading:boom.py"]
+    for workers in (1, 2):
+        env = {**os.environ, WORKERS_VARIABLE: str(workers)}
+        for output_format in ("text", "sarif"):
+            completed = subprocess.run(
+                [*hooked, "check", "--no-cache", "--output-format", output_format, "configs/many"],
+                cwd=project,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+                check=False,
+            )
+            # Each process logs tracebacks to a file of its own.
+            log = re.compile(r"traceback written to [^;]+;")
+            out, err = (log.sub("LOG;", text) for text in (completed.stdout, completed.stderr))
+            printed.append((completed.returncode, out, err))
+    alone, pooled = printed[:2], printed[2:]
+    assert pooled == alone
+    (code, _text, stderr), (_code, sarif, _stderr) = alone
+    assert code == 2
+    assert [line.split(":")[:2] for line in stderr.splitlines()] == [
+        ["cfglint", " error"],
+        ["cfglint", " internal error in configs/many/g3/boom.py"],
+        ["cfglint", " warning"],
+    ]
+    (invocation,) = json.loads(sarif)["runs"][0]["invocations"]
+    assert [note["level"] for note in invocation["toolExecutionNotifications"]] == [
+        "error",
+        "error",
+        "warning",
+    ]
 
 
 def test_a_worker_that_dies_loses_no_config(project: Path) -> None:

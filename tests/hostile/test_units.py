@@ -13,6 +13,7 @@ import pytest
 from cfglint import crash_log, files, globs
 from cfglint.fix.limits import too_costly
 from cfglint.reprs import decimal_digits, display_repr, exact_repr
+from cfglint.types import NoticeKind
 
 
 def test_a_fifo_is_refused_without_being_opened(tmp_path: Path) -> None:
@@ -58,7 +59,9 @@ def test_an_internal_error_is_one_line_and_its_traceback_is_logged(
     try:
         raise ValueError("first line\nsecond line")
     except ValueError as error:
-        line = crash_log.internal_error(error, Path("configs/a.py"))
+        notice = crash_log.internal_error(error, Path("configs/a.py"))
+    assert (notice.kind, notice.path) == (NoticeKind.INTERNAL, Path("configs/a.py"))
+    line = notice.message
     assert line.startswith("internal error in configs/a.py: ValueError: first line (traceback ")
     (log,) = tmp_path.glob("cfglint-internal-error-*.log")
     assert f"traceback written to {log};" in line

@@ -168,8 +168,10 @@ def test_a_file_cfglint_fails_on_is_an_internal_error_and_the_others_go_on(
     assert isinstance(failure, LoadFailure)
     assert failure.problems == ()
     assert failure.internal is not None
-    assert failure.internal.startswith("internal error in ")
-    assert "boom.py: TypeError: an unexpected bug (traceback written to " in failure.internal
+    assert failure.internal.path == root / "boom.py"
+    assert failure.internal.message.startswith("internal error in ")
+    line = failure.internal.message
+    assert "boom.py: TypeError: an unexpected bug (traceback written to " in line
     assert isinstance(loader.load(root / "fine.py"), ResolvedConfig)
 
 

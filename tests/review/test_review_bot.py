@@ -466,6 +466,37 @@ def test_the_dry_run_on_the_examples_prints_the_review_it_would_post(
     assert REPO not in captured.out and BOT not in captured.out
 
 
+def test_an_internal_error_in_the_review_is_on_stderr_and_exits_2(
+    tmp_path: Path,
+    fake: FakeGitHub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """cfglint's own failure on a changed config is told as `check` tells it, and the review
+    never says every check passed."""
+    import cfglint.loader
+
+    base = {"pyproject.toml": SETTINGS, "configs/_base_/runtime.py": RUNTIME}
+    pull = open_pull_request(tmp_path, base, {"configs/a/leaf.py": LEAF}, fake, monkeypatch, capsys)
+    real = cfglint.loader.resolve_file
+
+    def resolve_file(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if Path(path).name == "leaf.py":
+            raise RuntimeError("a bug while resolving")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(cfglint.loader, "resolve_file", resolve_file)
+    outcome = pull.review("--dry-run")
+    assert outcome.exit_code == 2
+    internal, summary, verdict = outcome.stderr.splitlines()
+    assert internal.startswith(
+        "cfglint: internal error in configs/a/leaf.py: RuntimeError: a bug while resolving "
+        "(traceback written to "
+    )
+    assert (summary, verdict) == ("cfglint review: dry run: nothing posted.", "No findings.")
+    assert fake.writes() == []
+
+
 def test_outside_an_event_the_base_comes_from_the_api(
     tmp_path: Path,
     fake: FakeGitHub,
