@@ -80,11 +80,11 @@ def _relative_base(folder: str, entry: str) -> Path:
 def installed_package_dir(package: str) -> Path | None:
     """The package's folder, from its distribution metadata or the import path; never imported."""
     # Imported here: it costs a tenth of a pre-commit run, and only `pkg::` bases need it.
-    import importlib.metadata
+    from importlib import metadata
 
     try:
-        distribution = importlib.metadata.distribution(package)
-    except importlib.metadata.PackageNotFoundError:
+        distribution = metadata.distribution(package)
+    except metadata.PackageNotFoundError:
         distribution = None
     if distribution is not None:
         top_level = (distribution.read_text("top_level.txt") or "").split()
