@@ -6,18 +6,16 @@ import os
 import stat
 import tomllib
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
-
-from cfglint import directives, files, globs
+from cfglint import directives, files, globs, strict_model
 from cfglint.errors import NoTargetError, UserError
 from cfglint.excluded import DEFAULT_EXCLUDE
 from cfglint.loader.source import CONFIG_SUFFIXES
 from cfglint.session import per_session
-from cfglint.strict_model import STRICT_KEBAB
+from cfglint.strict_model import ReadError
 
 FixPlacement = Literal["auto", "origin", "leaf"]
 
@@ -37,43 +35,47 @@ def default_excluded(names: Iterable[str]) -> bool:
     return any(name in DEFAULT_EXCLUDE for name in names)
 
 
-def _known_selector(text: str) -> str:
-    # Imported here: the rule catalogue is a later step of the pipeline than settings.
-    from cfglint.rules import is_selector
-
-    if not is_selector(text):
-        raise ValueError(f"unknown rule selector `{text}` (a code, a prefix such as CL2, or ALL)")
-    return text
-
-
-_Selector = Annotated[str, AfterValidator(_known_selector)]
-
-
-class SettingsTable(BaseModel):
-    """The `[tool.cfglint]` table as written by the user."""
-
-    model_config = STRICT_KEBAB
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SettingsTable:
+    """The `[tool.cfglint]` table as written by the user (read by `cfglint.strict_model`)."""
 
     default_target: str | None = None
-    targets: dict[str, str] = Field(default_factory=dict)
+    targets: dict[str, str] = field(default_factory=dict)
     # None: every config suffix, and a folder walk keeps the files that look like configs
     # (cfglint/config_sniff.py); given: exactly the files these globs match.
     include: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
     extend_exclude: tuple[str, ...] = ()
-    select: tuple[_Selector, ...] | None = None
-    ignore: tuple[_Selector, ...] = ()
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
     extra_targets: tuple[str, ...] = ()
     fix_placement: FixPlacement = "auto"
     # Entry scripts the configs are launched by, each with its arguments after the config
     # (`tools/train.py --launcher pytorch`): every config is checked as each one launches it.
     entry_points: tuple[str, ...] = ()
 
+    def after_read(self) -> None:
+        for option, selectors in (("select", self.select or ()), ("ignore", self.ignore)):
+            for index, selector in enumerate(selectors):
+                if not _known_selector(selector):
+                    raise ReadError(
+                        f"unknown rule selector `{selector}` "
+                        "(a code, a prefix such as CL2, or ALL)",
+                        (option, index),
+                    )
 
-class Settings(BaseModel):
+
+def _known_selector(text: str) -> bool:
+    # Imported here, and only when a selector is given: the rule catalogue is a later step of
+    # the pipeline than settings.
+    from cfglint.rules import is_selector
+
+    return is_selector(text)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
     """Settings plus where they came from: globs and paths are relative to `root`."""
-
-    model_config = ConfigDict(frozen=True)
 
     root: Path
     source: Path | None
@@ -157,11 +159,9 @@ def _read_table(path: Path) -> dict[str, object] | None:
 
 def parse_settings(path: Path, table: dict[str, object]) -> Settings:
     try:
-        parsed = SettingsTable.model_validate(table)
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise UserError(f"{path}: [tool.cfglint] {where}: {first['msg']}") from error
+        parsed = strict_model.read(SettingsTable, table)
+    except ReadError as error:
+        raise UserError(f"{path}: [tool.cfglint] {error}") from error
     return Settings(root=path.parent, source=path, table=parsed)
 
 

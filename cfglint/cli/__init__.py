@@ -17,7 +17,7 @@ __all__ = ["ISSUES_URL", "build_parser", "main"]
 
 
 # Each command's module, in the order `--help` lists them. Only the module of the command run is
-# imported (`cfglint --version` imports none): some pull in the loader, Pydantic, rich or libcst.
+# imported (`cfglint --version` imports none): some pull in the loader, rich or libcst.
 _COMMANDS = {
     "check": "check_cmd",
     "fix": "check_cmd",

@@ -1,4 +1,4 @@
-"""Hardware targets as data: schemas/*.yaml, validated by Pydantic."""
+"""Hardware targets as data: schemas/*.yaml, read into frozen dataclasses (strict_model.py)."""
 
 from __future__ import annotations
 

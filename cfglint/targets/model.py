@@ -1,43 +1,54 @@
-"""Pydantic models of a target file (schemas/*.yaml): what a hardware target allows."""
+"""A target file (schemas/*.yaml) as frozen data: what a hardware target allows.
+
+Read by `cfglint.strict_model` from the fields' types (kebab-case keys, unknown keys rejected);
+each `after_read` checks what holds between fields.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, model_validator
-
-from cfglint.strict_model import STRICT_KEBAB
+from cfglint.strict_model import Pattern, ReadError, given
 
 Scalar = str | int | float | bool | None
 
-class FixPolicy(BaseModel):
-    """The value a fix writes (or that it removes the key) and whether the fix is safe."""
+_CODE = Pattern(r"CL[0-9]{3}")
+_IDENTIFIER = Pattern(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED_NAME = Pattern(r"[A-Za-z_][A-Za-z0-9_.]*")
+_DEVICE = Pattern(r"[a-z0-9_]+")
+_CONFIG_KEY = Pattern(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
-    model_config = STRICT_KEBAB
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FixPolicy:
+    """The value a fix writes (or that it removes the key) and whether the fix is safe."""
 
     value: Scalar = None
     remove: bool = False
     safe: bool = True
+    # Whether the file writes `value:` (`value: null` writes None).
+    writes_value: bool = given("value")
 
-    @model_validator(mode="after")
-    def _value_or_remove(self) -> FixPolicy:
-        if self.remove and "value" in self.model_fields_set:
-            raise ValueError("a fix either writes a value or removes the key, not both")
-        if not self.remove and "value" not in self.model_fields_set:
-            raise ValueError("a fix needs `value: ...` or `remove: true`")
-        return self
+    def after_read(self) -> None:
+        if self.remove and self.writes_value:
+            raise ReadError("a fix either writes a value or removes the key, not both")
+        if not self.remove and not self.writes_value:
+            raise ReadError("a fix needs `value: ...` or `remove: true`")
 
 
-class KeyPolicy(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeyPolicy:
     """What one config key may hold on a target, and which rule reports it."""
 
-    model_config = STRICT_KEBAB
-
-    rule: Annotated[str, Field(pattern=r"^CL[0-9]{3}$")]
+    rule: Annotated[str, _CODE]
     allowed: tuple[Scalar, ...] | None = None
     forbidden: tuple[Scalar, ...] | None = None
     # What MMEngine uses when the key is absent (only meaningful with `allowed`).
     default: Scalar = None
+    # Whether the file writes `default:` (`default: null` says MMEngine uses None).
+    has_default: bool = given("default")
     # The key must be written out: being absent is not the same as holding an allowed value
     # (fix placement must not remove it from a base such a target inherits).
     required: bool = False
@@ -47,20 +58,14 @@ class KeyPolicy(BaseModel):
     # behaviour): every finding under it says so.
     assumes: str = ""
 
-    @model_validator(mode="after")
-    def _consistent(self) -> KeyPolicy:
+    def after_read(self) -> None:
         if self.allowed is not None and self.forbidden is not None:
-            raise ValueError("give either `allowed` or `forbidden`, not both")
+            raise ReadError("give either `allowed` or `forbidden`, not both")
         if self.allowed is not None and not self.allowed:
-            raise ValueError("`allowed` must list at least one value")
+            raise ReadError("`allowed` must list at least one value")
         fix = self.fix
         if fix is not None and not fix.remove and not self.value_ok(fix.value):
-            raise ValueError(f"the fix value {fix.value!r} is not itself allowed")
-        return self
-
-    @property
-    def has_default(self) -> bool:
-        return "default" in self.model_fields_set
+            raise ReadError(f"the fix value {fix.value!r} is not itself allowed")
 
     def value_ok(self, value: object) -> bool:
         """Whether a present value satisfies the policy (Python equality, bools not ints)."""
@@ -84,49 +89,44 @@ def _same(left: object, right: object) -> bool:
     )
 
 
-class VendorImportPolicy(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VendorImportPolicy:
     """The import that makes MMEngine see the accelerator, and the target as MMEngine then sees
     it (`keys` merged over the target's own, as `extends:` merges)."""
 
-    model_config = STRICT_KEBAB
-
-    library: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-    modules: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")], ...]
+    library: Annotated[str, _IDENTIFIER]
+    modules: tuple[Annotated[str, _DOTTED_NAME], ...]
     statement: str
-    mmengine_device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    mmengine_device: Annotated[str, _DEVICE]
     cuda: bool
     # What cfglint takes for granted about the vendor library (shown where it matters).
     assumes: str = ""
     # Merged over the target's `keys` field by field (`null` drops a check), then validated as
     # the target MMEngine sees once the import is in place.
-    keys: dict[str, dict[str, Any] | None] = Field(default_factory=dict)
+    keys: dict[str, dict[str, Any] | None] = dataclasses.field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _statement_imports(self) -> VendorImportPolicy:
+    def after_read(self) -> None:
         if not self.modules:
-            raise ValueError("`modules` must name at least one module")
-        return self
+            raise ReadError("`modules` must name at least one module")
 
 
-class InitDistPolicy(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InitDistPolicy:
     """What `mmengine.dist.init_dist` does on this host (`_init_dist_pytorch` in 0.10): the
     call that picks the rank's device, and the collective backend it really uses."""
 
-    model_config = STRICT_KEBAB
-
-    set_device: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
+    set_device: Annotated[str, _DOTTED_NAME]
     # The backend init_dist hard-codes on this host (`hccl`, `cncl`, `mccl`); None: the one the
     # config asks for (`env_cfg.dist_cfg.backend`, `nccl` when absent).
-    backend: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")] | None = None
+    backend: Annotated[str, _DEVICE] | None = None
 
 
-class HostPolicy(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HostPolicy:
     """What the target's host does with the calls an entry script makes."""
 
-    model_config = STRICT_KEBAB
-
     # mmengine.device.get_device() on this host when the entry script does nothing special.
-    mmengine_device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    mmengine_device: Annotated[str, _DEVICE]
     cuda: bool  # torch.cuda calls work
     init_dist: InitDistPolicy = InitDistPolicy(set_device="torch.cuda.set_device")
     # Whether torch's SyncBatchNorm trains on the device MMEngine resolves there (its forward
@@ -135,40 +135,34 @@ class HostPolicy(BaseModel):
     vendor_import: VendorImportPolicy | None = None
 
 
-class ExamplePolicy(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExamplePolicy:
     """An INVALID example of a target file: a config and the codes `check` reports for it."""
 
-    model_config = STRICT_KEBAB
-
     config: str
-    codes: tuple[Annotated[str, Field(pattern=r"^CL[0-9]{3}$")], ...]
+    codes: tuple[Annotated[str, _CODE], ...]
 
 
-class ExamplesPolicy(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExamplesPolicy:
     """A target's VALID configs (no error on it) and INVALID ones (with their codes): its
     tests and the examples of its page under docs/targets/."""
-
-    model_config = STRICT_KEBAB
 
     valid: tuple[str, ...] = ()
     invalid: tuple[ExamplePolicy, ...] = ()
 
 
-class TargetFile(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TargetFile:
     """One target file after `extends:` has been merged in."""
 
-    model_config = STRICT_KEBAB
-
-    name: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
+    name: Annotated[str, Pattern(r"[a-z0-9][a-z0-9._-]*")]
     description: str
-    device: Annotated[str, Field(pattern=r"^[a-z0-9_]+$")]
+    device: Annotated[str, _DEVICE]
     # Only for a file without `host:` (written before hosts were data): whether
     # get_device() returns `device` on its host. With `host:`, that is `host.mmengine-device`.
     mmengine_knows_device: bool | None = None
     extends: str | None = None
     host: HostPolicy | None = None
     examples: ExamplesPolicy = ExamplesPolicy()
-    keys: dict[
-        Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")],
-        KeyPolicy,
-    ]
+    keys: dict[Annotated[str, _CONFIG_KEY], KeyPolicy]

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from cfglint.errors import UserError
-from cfglint.suggest import did_you_mean
 from cfglint.targets.load import (
     RawTarget,
     Target,
@@ -36,7 +35,7 @@ class TargetRegistry:
     def __init__(self, extra_files: Sequence[Path] = ()) -> None:
         self._raw: dict[str, RawTarget] = {}
         for path in sorted(shipped_targets_dir().glob("*.yaml")):
-            self._add(read_raw(path))
+            self._add(read_raw(path, shipped=True))
         for path in extra_files:
             self._add(read_raw(path))
         self._built: dict[str, Target] = {}
@@ -161,4 +160,7 @@ class TargetRegistry:
 
 def unknown_target(name: str, known: Sequence[str]) -> str:
     """The message for a target name no target file defines, with the closest name."""
+    # Imported here: difflib costs a check that names a known target more than it needs.
+    from cfglint.suggest import did_you_mean
+
     return f"unknown target {name!r}{did_you_mean(name, known)} (known: {', '.join(known)})"

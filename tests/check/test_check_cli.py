@@ -131,8 +131,8 @@ def test_unknown_selector_in_settings_is_one_settings_error(examples: Path) -> N
     result = run_cli("check", cwd=examples)
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        f"cfglint: error: {settings}: [tool.cfglint] ignore.0: Value error, unknown rule "
-        "selector `CL999` (a code, a prefix such as CL2, or ALL)"
+        f"cfglint: error: {settings}: [tool.cfglint] ignore.0: unknown rule selector `CL999` "
+        "(a code, a prefix such as CL2, or ALL)"
     ]
 
 

@@ -144,6 +144,44 @@ def test_target_comment_only_in_comments() -> None:
     assert directives.target_comment('"""\n# cfglint: target=cuda\n"""\n') is None
 
 
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            'fix-placement = "somewhere"\n',
+            "fix-placement: must be one of 'auto', 'origin', 'leaf', not 'somewhere'",
+        ),
+        ('exclude = "build"\n', "exclude: must be a list, not 'build'"),
+        ("extend-exclude = [3]\n", "extend-exclude.0: must be a string, not 3"),
+        ('defualt-target = "cpu"\n', "defualt-target: unknown key: did you mean `default-target`?"),
+        (
+            'default-target = "cpu"\ndefault_target = "cuda"\n',
+            "default_target: the same key as `default-target`: give it once",
+        ),
+        ('[tool.cfglint.targets]\n"a/**" = 3\n', "targets.a/**: must be a string, not 3"),
+        (
+            'select = ["CL2", "CL77"]\n',
+            "select.1: unknown rule selector `CL77` (a code, a prefix such as CL2, or ALL)",
+        ),
+    ],
+)
+def test_a_settings_mistake_is_one_line_naming_the_key(
+    tmp_path: Path, table: str, message: str
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[tool.cfglint]\n{table}", encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        settings_for(tmp_path)
+    assert str(caught.value) == f"{tmp_path / 'pyproject.toml'}: [tool.cfglint] {message}"
+
+
+def test_settings_keys_may_be_written_with_underscores(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.cfglint]\ndefault_target = "cpu"\nfix-placement = "leaf"\n', encoding="utf-8"
+    )
+    table = settings_for(tmp_path).table
+    assert (table.default_target, table.fix_placement, table.exclude) == ("cpu", "leaf", ())
+
+
 def test_settings_that_are_not_a_table_are_an_error(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool]\ncfglint = 3\n", encoding="utf-8")
     with pytest.raises(UserError, match=r"pyproject.toml: \[tool.cfglint\] must be a table"):

@@ -12,6 +12,10 @@ from helpers import run_cli
 from cfglint.errors import UserError
 from cfglint.targets import TargetRegistry
 from cfglint.targets.config_model import json_schema
+from cfglint.targets.load import parse_fast, parse_round_trip
+from cfglint.targets.registry import shipped_targets_dir
+
+SHIPPED = sorted(shipped_targets_dir().glob("*.yaml"))
 
 
 def test_shipped_targets_load() -> None:
@@ -63,14 +67,37 @@ def test_extends_merges_field_by_field(tmp_path: Path) -> None:
         (
             "name: bad\ndescription: x\ndevice: gcu\nmmengine-knows-device: false\nkeys:\n"
             "  launcher:\n    rule: CL102\n    forbiden: [pytorch]\n",
-            ":8: invalid target file: keys.launcher.forbiden: Extra inputs are not permitted",
+            ":8: invalid target file: keys.launcher.forbiden: unknown key: did you mean "
+            "`forbidden`?",
+        ),
+        (
+            "name: bad\ndescription: 3\ndevice: gcu\nkeys: {}\n",
+            ":2: invalid target file: description: must be a string, not 3",
+        ),
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nkeys:\n  launcher:\n    rul: CL102\n",
+            ":6: invalid target file: keys.launcher.rul: unknown key: did you mean `rule`?",
+        ),
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nkeys:\n  launcher:\n    rule: CL12\n",
+            ":6: invalid target file: keys.launcher.rule: must match `CL[0-9]{3}`, not 'CL12'",
+        ),
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nkeys:\n  launcher:\n    forbidden: [a]\n",
+            ":5: invalid target file: keys.launcher.rule: missing: this key is required",
+        ),
+        (
+            "name: bad\ndescription: x\ndevice: gcu\nkeys:\n  launcher:\n    rule: CL102\n"
+            "    fix: {safe: true}\n",
+            ":7: invalid target file: keys.launcher.fix: a fix needs `value: ...` or "
+            "`remove: true`",
         ),
         (
             "name: bad\ndescription: x\ndevice: gcu\nmmengine-knows-device: false\nkeys:\n"
             "  env_cfg.cudnn_benchmark:\n    rule: CL301\n    allowed: [false]\n"
             "    fix: {value: true}\n",
-            ":6: invalid target file: keys.env_cfg.cudnn_benchmark: Value error, the fix value "
-            "True is not itself allowed",
+            ":6: invalid target file: keys.env_cfg.cudnn_benchmark: the fix value True is not "
+            "itself allowed",
         ),
         ("name: bad\n  device: [\n", ": invalid YAML in target file"),
         (
@@ -107,6 +134,71 @@ def test_bad_target_file_names_file_and_line(tmp_path: Path, body: str, expected
     assert expected.split(":", 2)[-1] in str(caught.value)
     if expected.startswith(":") and expected[1].isdigit():
         assert f"{path}{expected.split(' ')[0]}" in str(caught.value)
+
+
+def _typed(node: object) -> object:
+    """YAML data with the type of every value (`1` is not `true`), mappings in their order; a
+    parser's own subclass (ruamel.yaml's ScalarFloat, CommentedMap) as the type it extends."""
+    if isinstance(node, dict):
+        return ("map", [(_typed(key), _typed(value)) for key, value in node.items()])
+    if isinstance(node, list):
+        return ("seq", [_typed(item) for item in node])
+    base = next((kind for kind in (bool, int, float, str) if isinstance(node, kind)), type(node))
+    return (base.__name__, node)
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.name)
+def test_both_yaml_parsers_read_each_shipped_target_file_alike(path: Path) -> None:
+    # Shipped files are read with PyYAML (YAML 1.1) for speed, a project's with ruamel.yaml
+    # (YAML 1.2): a shipped file must mean the same to both.
+    text = path.read_text(encoding="utf-8")
+    assert _typed(parse_fast(path, text)) == _typed(parse_round_trip(path, text))
+
+
+def test_the_yaml_parsers_differ_where_yaml_1_1_and_1_2_do(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    for text in ("a: on\n", "a: 010\n", "a: 1:30\n"):
+        assert _typed(parse_fast(path, text)) != _typed(parse_round_trip(path, text))
+
+
+def test_shipped_targets_read_fast_are_the_targets_read_with_line_numbers() -> None:
+    fast, with_lines = TargetRegistry(), TargetRegistry(SHIPPED)  # a project's files: ruamel
+    for name in fast.names():
+        assert fast.get(name) == with_lines.get(name)
+
+
+def test_a_mistake_met_in_a_shipped_file_names_its_line(tmp_path: Path) -> None:
+    # The vendor import's keys make the inherited CL301 policy's fix not allowed: the entry is
+    # found in the shipped file, read again with line numbers to say where.
+    mine = _write(
+        tmp_path,
+        "mine.yaml",
+        "name: mine\nextends: t20-gcu\ndescription: x\nhost:\n  mmengine-device: cpu\n"
+        "  cuda: false\n  vendor-import:\n    library: torch_gcu\n"
+        "    modules: [torch_gcu.transfer_to_gcu]\n    statement: import torch_gcu\n"
+        "    mmengine-device: cuda\n    cuda: true\n"
+        "    keys: {env_cfg.cudnn_benchmark: {allowed: [true]}}\n",
+    )
+    shipped = shipped_targets_dir() / "t20-gcu.yaml"
+    line = shipped.read_text(encoding="utf-8").splitlines().index("  env_cfg.cudnn_benchmark:")
+    with pytest.raises(UserError) as caught:
+        TargetRegistry([mine]).get("mine")
+    assert str(caught.value) == (
+        f"{shipped}:{line + 1}: invalid target file: keys.env_cfg.cudnn_benchmark: the fix "
+        "value False is not itself allowed"
+    )
+
+
+def test_a_project_target_file_keeps_reading_yaml_1_1_booleans(tmp_path: Path) -> None:
+    # YAML 1.2 reads `no` and `yes` as strings; target files always took them for booleans.
+    mine = _write(
+        tmp_path,
+        "mine.yaml",
+        "name: mine\nextends: cpu\ndescription: x\nhost:\n  mmengine-device: cpu\n"
+        "  cuda: no\n  sync-batchnorm: yes\n",
+    )
+    host = TargetRegistry([mine]).get("mine").host
+    assert (host.cuda, host.sync_batchnorm) == (False, True)
 
 
 def test_unknown_target_lists_known_ones() -> None:
