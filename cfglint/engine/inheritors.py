@@ -37,7 +37,7 @@ _EXTENSION = re.compile(r"\.(?:py|ya?ml|json)\b")
 _REVERSED_STEM = re.compile(r"[\w.+\-/\\:{}$~]*")
 _MAX_REFERENCE = 1024
 # Marks of a reference that is not a path relative to the config (`pkg::`, placeholders).
-_UNPLACED = (":", "{", "}", "$", "~")
+_UNPLACED = re.compile(r"[:{}$~]")
 
 
 @per_session
@@ -103,7 +103,7 @@ class InheritanceIndex:
                 continue  # it inherits nothing, so nothing reaches a config through it
             folder = os.path.dirname(path)
             for reference in references:
-                if any(mark in reference for mark in _UNPLACED):
+                if _UNPLACED.search(reference):
                     name = reference.replace("\\", "/").rsplit("/", 1)[-1]
                     self._by_name.setdefault(name, []).append(path)
                 else:
