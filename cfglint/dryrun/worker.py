@@ -24,7 +24,8 @@ from typing import Any
 from cfglint.dryrun.lifeline import die_with_parent
 from cfglint.dryrun.rank_io import mark_phase, write_json
 from cfglint.dryrun.result import SCHEMA_VERSION, Phase, WorkerRequest
-from cfglint.rules.wrapper import FLEXIBLE_RUNNER, registry_name
+from cfglint.rules.type_names import registry_name
+from cfglint.rules.wrapper import FLEXIBLE_RUNNER
 
 # The Runner classes whose path the dry run follows; anything else is refused, not guessed at.
 SUPPORTED_RUNNER_TYPES = frozenset({"Runner"})

@@ -376,6 +376,26 @@ RULE = Rule(
             ),
         ),
         Example(
+            "t20-gcu",
+            "from mmengine.model import MMDistributedDataParallel\n"
+            "\n"
+            "model = dict(type='ToyClassifier')\n"
+            "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"
+            "model_wrapper_cfg = dict(type=MMDistributedDataParallel)\n",
+            message=(
+                "`model_wrapper_cfg` leaves out `device_ids`, so MMEngine passes "
+                "[LOCAL_RANK]: write `device_ids=None`"
+            ),
+            location="config.py:5:21",
+            fixed=(
+                "from mmengine.model import MMDistributedDataParallel\n"
+                "\n"
+                "model = dict(type='ToyClassifier')\n"
+                "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n"
+                "model_wrapper_cfg = dict(type=MMDistributedDataParallel, device_ids=None)\n"
+            ),
+        ),
+        Example(
             "cpu",
             "model = dict(type='ToyClassifier')\nmodel_wrapper_cfg = None\n",
             message=(

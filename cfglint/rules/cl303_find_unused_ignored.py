@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
 from cfglint.rules.keys import Absent, Present, key_state
+from cfglint.rules.type_names import type_name
 from cfglint.rules.wrapper import DDP_WRAPPERS, FLEXIBLE_RUNNER, RUNNER_TYPE_KEY, WRAPPER_KEY
 from cfglint.types import (
     REMOVE,
@@ -23,16 +24,10 @@ CODE = "CL303"
 KEY = "find_unused_parameters"
 
 
-def _registry_name(node: object) -> str | None:
-    if isinstance(node, ScalarNode) and isinstance(node.value, str):
-        return node.value.rsplit(".", 1)[-1]  # 'mmengine.MMDistributedDataParallel'
-    return None
-
-
 def _move(wrapper: DictNode, value: object) -> FixIntent | None:
     """Into model_wrapper_cfg, where a DDP wrapper takes it as a keyword, if not set there."""
     kind = wrapper.get("type")
-    if kind is not None and _registry_name(kind) not in DDP_WRAPPERS:
+    if kind is not None and type_name(kind) not in DDP_WRAPPERS:
         return None  # another wrapper may not take the keyword
     return FixIntent(
         f"Move it into `{WRAPPER_KEY}`",
@@ -46,7 +41,7 @@ def _check(ctx: RuleContext) -> Iterator[Finding]:
     state = key_state(root, KEY)
     if not isinstance(state, Present):
         return
-    if _registry_name(root.get(RUNNER_TYPE_KEY)) == FLEXIBLE_RUNNER:
+    if type_name(root.get(RUNNER_TYPE_KEY)) == FLEXIBLE_RUNNER:
         yield Finding(
             CODE,
             f"top-level `{KEY}` is ignored by FlexibleRunner: set it in `strategy.model_wrapper`",

@@ -58,7 +58,9 @@ RULE = Rule(
     name="amp-optim-wrapper",
     summary="AmpOptimWrapper on a device MMEngine's AMP wrapper rejects",
     what=(
-        "`optim_wrapper.type` is `'AmpOptimWrapper'` on a target whose host MMEngine resolves "
+        "`optim_wrapper.type` is `'AmpOptimWrapper'` (also written with its scope, "
+        "`'mmengine.AmpOptimWrapper'`, or as the class a lazy-import config imports) on a "
+        "target whose host MMEngine resolves "
         "to a device its AMP wrapper does not accept: `cpu`, `apple-mps`, and `t20-gcu` without "
         "`torch_gcu.transfer_to_gcu` imported first. Through a launch, the entry script's own "
         "switch counts too: OpenMMLab's `tools/train.py --amp` sets "
@@ -122,6 +124,41 @@ RULE = Rule(
                 "model = dict(type='ToyClassifier')\n"
                 "optim_wrapper = dict(type='OptimWrapper', "
                 "optimizer=dict(type='SGD', lr=0.01))\n"
+            ),
+        ),
+        Example(
+            "cpu",
+            "model = dict(type='ToyClassifier')\n"
+            f"optim_wrapper = dict(type='mmengine.AmpOptimWrapper', {_SGD})\n",
+            message=(
+                "`optim_wrapper.type='mmengine.AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
+                "MMEngine resolves 'cpu' on the target"
+            ),
+            location="config.py:2:27",
+            instead=(
+                "model = dict(type='ToyClassifier')\n"
+                "optim_wrapper = dict(type='OptimWrapper', "
+                "optimizer=dict(type='SGD', lr=0.01))\n"
+            ),
+        ),
+        Example(
+            "cpu",
+            "from mmengine.optim import AmpOptimWrapper\n"
+            "from torch.optim import SGD\n"
+            "\n"
+            "model = dict(type='ToyClassifier')\n"
+            "optim_wrapper = dict(type=AmpOptimWrapper, optimizer=dict(type=SGD, lr=0.01))\n",
+            message=(
+                "`optim_wrapper.type=mmengine.optim.AmpOptimWrapper` needs cuda/npu/mlu/musa; "
+                "MMEngine resolves 'cpu' on the target"
+            ),
+            location="config.py:1:1",
+            instead=(
+                "from mmengine.optim import OptimWrapper\n"
+                "from torch.optim import SGD\n"
+                "\n"
+                "model = dict(type='ToyClassifier')\n"
+                "optim_wrapper = dict(type=OptimWrapper, optimizer=dict(type=SGD, lr=0.01))\n"
             ),
         ),
         Example(

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
 from cfglint.rules.keys import Present, key_state
+from cfglint.rules.type_names import type_name
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode
 
 CODE = "CL502"
@@ -18,7 +19,7 @@ SYNC_BN_TYPES = frozenset({"SyncBN", "MMSyncBN", "SyncBatchNorm"})
 def _sync_bn_layers(node: ConfigNode, path: str) -> Iterator[tuple[str, ScalarNode]]:
     if isinstance(node, DictNode):
         kind = node.get("type")
-        if isinstance(kind, ScalarNode) and kind.value in SYNC_BN_TYPES and path:
+        if isinstance(kind, ScalarNode) and type_name(kind) in SYNC_BN_TYPES and path:
             yield path, kind
         for key, child in node.entries.items():
             yield from _sync_bn_layers(child, f"{path}.{key}" if path else str(key))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cfglint.rules.keys import Absent, Present, Unknown, key_state
+from cfglint.rules.type_names import registry_name, type_name, written_type
 from cfglint.types import DictNode, ResolvedConfig, ScalarNode, UnknownNode
 
 WRAPPER_KEY = "model_wrapper_cfg"
@@ -82,13 +83,8 @@ class NotUsed:
 WrapperState = DefaultWrapper | ConfiguredWrapper | UnknownWrapper | NotUsed | None
 
 
-def registry_name(value: str) -> str:
-    # Registry names may carry a scope prefix: 'mmengine.MMDistributedDataParallel'.
-    return value.rsplit(".", 1)[-1]
-
-
-def wrapper_kind(type_name: str) -> WrapperKind:
-    name = registry_name(type_name)
+def wrapper_kind(written: str) -> WrapperKind:
+    name = registry_name(written)
     if name in DDP_WRAPPERS:
         return "ddp"
     return "other" if name in OTHER_WRAPPERS else "custom"
@@ -98,11 +94,7 @@ def _is_flexible(config: ResolvedConfig) -> bool | UnknownWrapper:
     node = config.root.entries.get(RUNNER_TYPE_KEY)
     if isinstance(node, UnknownNode):
         return UnknownWrapper(node)
-    return (
-        isinstance(node, ScalarNode)
-        and isinstance(node.value, str)
-        and registry_name(node.value) == FLEXIBLE_RUNNER
-    )
+    return type_name(node) == FLEXIBLE_RUNNER
 
 
 def wrapper_state(config: ResolvedConfig) -> WrapperState:
@@ -130,9 +122,10 @@ def _strategy_wrapper(config: ResolvedConfig) -> WrapperState:
     type_node = state.node.entries.get("type")
     if isinstance(type_node, UnknownNode):
         return UnknownWrapper(type_node)
-    if not (isinstance(type_node, ScalarNode) and isinstance(type_node.value, str)):
+    name = type_name(type_node)
+    if name is None:
         return None  # MMEngine fails on a strategy without a type name
-    if registry_name(type_node.value) != DDP_STRATEGY:
+    if name != DDP_STRATEGY:
         return NotUsed()
     return _wrapper_at(config, STRATEGY_WRAPPER_KEY)
 
@@ -154,8 +147,9 @@ def _wrapper_at(config: ResolvedConfig, key: str) -> WrapperState:
         return ConfiguredWrapper(node, DEFAULT_WRAPPER, "ddp", key)
     if isinstance(type_node, UnknownNode):
         return UnknownWrapper(type_node)
-    if isinstance(type_node, ScalarNode) and isinstance(type_node.value, str):
-        return ConfiguredWrapper(node, type_node.value, wrapper_kind(type_node.value), key)
+    written = written_type(type_node.value) if isinstance(type_node, ScalarNode) else None
+    if written is not None:
+        return ConfiguredWrapper(node, written, wrapper_kind(written), key)
     return None
 
 

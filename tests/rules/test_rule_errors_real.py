@@ -15,6 +15,7 @@ import pytest
 from helpers import REPO_ROOT
 
 from cfglint.rules import cl501_amp_optim_wrapper
+from cfglint.rules.base import Example
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("mmengine") is None, reason="needs the dryrun extra (MMEngine)"
@@ -30,11 +31,16 @@ build_optim_wrapper(nn.Linear(2, 2), cfg.optim_wrapper)
 """
 
 
-def test_cl501_invalid_example_fails_in_mmengine_with_the_quoted_assertion(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    "example",
+    [example for example in cl501_amp_optim_wrapper.RULE.invalid if example.entry is None],
+    ids=lambda example: example.config.splitlines()[-1][:60],
+)
+def test_cl501_invalid_examples_fail_in_mmengine_with_the_quoted_assertion(
+    tmp_path: Path, example: Example
 ) -> None:
-    example = cl501_amp_optim_wrapper.RULE.invalid[0]
-    assert example.target == "cpu"
+    """The plain name, the name with its registry's scope, and the class a lazy-import config
+    imports: each builds MMEngine's AmpOptimWrapper, which asserts on a CPU host."""
     config = tmp_path / "config.py"
     config.write_text(example.config, encoding="utf-8")
     completed = subprocess.run(
@@ -44,7 +50,10 @@ def test_cl501_invalid_example_fails_in_mmengine_with_the_quoted_assertion(
         env={**os.environ, "CUDA_VISIBLE_DEVICES": ""},
         timeout=300,
     )
-    assert completed.returncode == 1
+    assert completed.returncode == 1, completed.stderr
     assert completed.stderr.splitlines()[-1] == cl501_amp_optim_wrapper.ASSERTION
+
+
+def test_cl501_page_quotes_the_assertion() -> None:
     page = (REPO_ROOT / "docs" / "rules" / "CL501.md").read_text(encoding="utf-8")
     assert cl501_amp_optim_wrapper.ASSERTION in page
