@@ -7,6 +7,8 @@ rule example.
 
 from __future__ import annotations
 
+import re
+
 from cfglint.rules.base import JsonSchema
 from cfglint.rules.wrapper import (
     DDP_STRATEGY,
@@ -65,13 +67,23 @@ def _all(*schemas: JsonSchema) -> JsonSchema:
     return {"allOf": present} if present else {}
 
 
-def accepted_values(policy: KeyPolicy, *also: JsonSchema) -> JsonSchema:
-    """The values `policy.value_ok` accepts, or any of `also`."""
+def _any_of(values: tuple[object, ...] | list[object], by_name: bool) -> JsonSchema:
+    """A value equal to one of `values`; with `by_name`, a string is compared by the registry
+    name it builds (rules/type_names.py), as the check compares a `type`."""
+    if not by_name:
+        return {"enum": list(values)}
+    names = [re.escape(value) for value in values if isinstance(value, str)]
+    others = [value for value in values if not isinstance(value, str)]
+    return {"anyOf": [*([_registry_name(*names)] if names else []), {"enum": others}]}
+
+
+def accepted_values(policy: KeyPolicy, *also: JsonSchema, by_name: bool = False) -> JsonSchema:
+    """The values `policy.value_ok` accepts, or any of `also`; `by_name`: the key is a `type`."""
     accepted: JsonSchema = {}
     if policy.allowed is not None:
-        accepted = {"enum": list(policy.allowed)}
+        accepted = _any_of(policy.allowed, by_name)
     elif policy.forbidden is not None:
-        accepted = {"not": {"enum": list(policy.forbidden)}}
+        accepted = {"not": _any_of(policy.forbidden, by_name)}
     if policy.forbidden_literal_list:
         accepted = _all(accepted, {"not": {"type": "array"}})
     if also:
@@ -136,4 +148,6 @@ def in_ddp_wrapper(schema: JsonSchema) -> JsonSchema:
 def value_at_key(key: str, policy: KeyPolicy, *harmless: JsonSchema) -> JsonSchema:
     """The schema of a rule built on values.check_value: the policy at the key, MMEngine's
     default when it is absent, and the `harmless` values that are never reported."""
-    return at_key(key, accepted_values(policy, *harmless), required=absent_fails(policy))
+    by_name = key.rsplit(".", 1)[-1] == "type"
+    accepted = accepted_values(policy, *harmless, by_name=by_name)
+    return at_key(key, accepted, required=absent_fails(policy))
