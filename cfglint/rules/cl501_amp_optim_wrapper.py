@@ -53,6 +53,25 @@ _TRAIN_VENDOR_FIRST = _TRAIN.replace(
 )
 _SGD = "optimizer=dict(type='SGD', lr=0.01)"
 
+
+def _amp_example(target: str, written: str, device: str) -> Example:
+    """A config whose `optim_wrapper.type` is `written`, on a target whose host MMEngine
+    resolves to `device`."""
+    return Example(
+        target,
+        f"model = dict(type='ToyClassifier')\noptim_wrapper = dict(type={written}, {_SGD})\n",
+        message=(
+            f"`optim_wrapper.type={written}` needs cuda/npu/mlu/musa; "
+            f"MMEngine resolves {device!r} on the target"
+        ),
+        location="config.py:2:27",
+        instead=(
+            "model = dict(type='ToyClassifier')\n"
+            f"optim_wrapper = dict(type='OptimWrapper', {_SGD})\n"
+        ),
+    )
+
+
 RULE = Rule(
     code=CODE,
     name="amp-optim-wrapper",
@@ -96,51 +115,10 @@ RULE = Rule(
         ),
     ),
     invalid=(
-        Example(
-            "cpu",
-            "model = dict(type='ToyClassifier')\n"
-            f"optim_wrapper = dict(type='AmpOptimWrapper', {_SGD})\n",
-            message=(
-                "`optim_wrapper.type='AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
-                "MMEngine resolves 'cpu' on the target"
-            ),
-            location="config.py:2:27",
-            instead=(
-                "model = dict(type='ToyClassifier')\n"
-                "optim_wrapper = dict(type='OptimWrapper', "
-                "optimizer=dict(type='SGD', lr=0.01))\n"
-            ),
-        ),
-        Example(
-            "apple-mps",
-            "model = dict(type='ToyClassifier')\n"
-            f"optim_wrapper = dict(type='AmpOptimWrapper', {_SGD})\n",
-            message=(
-                "`optim_wrapper.type='AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
-                "MMEngine resolves 'mps' on the target"
-            ),
-            location="config.py:2:27",
-            instead=(
-                "model = dict(type='ToyClassifier')\n"
-                "optim_wrapper = dict(type='OptimWrapper', "
-                "optimizer=dict(type='SGD', lr=0.01))\n"
-            ),
-        ),
-        Example(
-            "cpu",
-            "model = dict(type='ToyClassifier')\n"
-            f"optim_wrapper = dict(type='mmengine.AmpOptimWrapper', {_SGD})\n",
-            message=(
-                "`optim_wrapper.type='mmengine.AmpOptimWrapper'` needs cuda/npu/mlu/musa; "
-                "MMEngine resolves 'cpu' on the target"
-            ),
-            location="config.py:2:27",
-            instead=(
-                "model = dict(type='ToyClassifier')\n"
-                "optim_wrapper = dict(type='OptimWrapper', "
-                "optimizer=dict(type='SGD', lr=0.01))\n"
-            ),
-        ),
+        _amp_example("cpu", "'AmpOptimWrapper'", "cpu"),
+        _amp_example("apple-mps", "'AmpOptimWrapper'", "mps"),
+        # The name behind its registry's scope builds the same class.
+        _amp_example("cpu", "'mmengine.AmpOptimWrapper'", "cpu"),
         Example(
             "cpu",
             "from mmengine.optim import AmpOptimWrapper\n"
