@@ -258,6 +258,9 @@ class ResolvedConfig:
     # A launch view: the entry script and launchers whose changes are on top of the config.
     # A value set there cannot be overridden from the config files.
     overlay: tuple[Path, ...] = ()
+    # Loaded in MMEngine's lazy-import mode (`with read_base():`): no merge over the bases, a
+    # top-level assignment replaces what a base set (loader/lazy.py).
+    lazy: bool = False
 
     def get(self, key: tuple[str, ...] | str) -> ConfigNode | None:
         return lookup(self.root, key)
@@ -490,6 +493,19 @@ class SpanChange:
     span: Span
     key: tuple[str, ...]
     value: object  # as in KeyChange
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedKeys:
+    """Which keys on the way to a file's changed keys its config resolves to, before the fix:
+    what a fixer writing into a lazy-import config needs to know (an item assignment reaches
+    only a dict that exists, ``del`` only a key that exists)."""
+
+    present: frozenset[tuple[str, ...]] = frozenset()
+    dicts: frozenset[tuple[str, ...]] = frozenset()  # those of ``present`` holding a dict
+
+    def __or__(self, other: ResolvedKeys) -> ResolvedKeys:
+        return ResolvedKeys(self.present | other.present, self.dicts | other.dicts)
 
 
 @dataclass(frozen=True, slots=True)

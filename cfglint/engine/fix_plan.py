@@ -21,7 +21,7 @@ from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckResult
 from cfglint.paths import display_path
 from cfglint.settings import FixPlacement
-from cfglint.types import Applicability, Notice, TextEdit, Violation
+from cfglint.types import Applicability, Notice, ResolvedKeys, TextEdit, Violation
 
 EDIT_ERRORS = (
     fix_engine.FixNotApplicable,
@@ -92,7 +92,11 @@ class Editors:
         changes = [change for entry in entries for change in entry.changes]
         anchored = [change for entry in entries for change in entry.anchored]
         placed = [edit for entry in entries for edit in entry.edits]
-        return tuple(dict.fromkeys([*editor.edits(changes, anchored), *placed]))
+        resolved: ResolvedKeys | None = None
+        for entry in entries:
+            if entry.resolved is not None:
+                resolved = entry.resolved if resolved is None else resolved | entry.resolved
+        return tuple(dict.fromkeys([*editor.edits(changes, anchored, resolved), *placed]))
 
 
 @dataclass

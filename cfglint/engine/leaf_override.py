@@ -56,6 +56,8 @@ class LeafOverrides:
     def _leaf_changes(self, config: ResolvedConfig, change: KeyChange) -> list[KeyChange]:
         """The change as the leaf must write it to override what its bases set."""
         key, value = change.key, change.value
+        if config.lazy:
+            return _lazy_leaf_changes(config, change)
         if value is REMOVE:
             return self._leaf_removal(config, key)
         for depth in range(1, len(key) + 1):
@@ -114,6 +116,24 @@ class LeafOverrides:
             if self._base_keys[cache_key]:
                 return True
         return False
+
+
+def _lazy_leaf_changes(config: ResolvedConfig, change: KeyChange) -> list[KeyChange]:
+    """The change as a lazy-import config writes it. Nothing merges there: the fixer changes
+    an imported dict in place (`env_cfg['dist_cfg']['backend'] = ...`, `del ...`), and an
+    assignment replaces a value whole, so no `_delete_` is needed (it would be just a key)."""
+    key, value = change.key, change.value
+    if value is REMOVE:
+        return [] if config.get(key) is None else [change]
+    for depth in range(1, len(key) + 1):
+        node = config.get(key[:depth])
+        if node is None or isinstance(node, DictNode):
+            continue
+        if isinstance(node, UnknownNode) and (depth < len(key) or isinstance(value, dict)):
+            # Written over, the value cfglint cannot see would be lost whole.
+            raise NotPlaceable(f"`{dotted(key[:depth])}` cannot be evaluated statically")
+        break
+    return [change]
 
 
 def _refuse_overlay(config: ResolvedConfig, intent: FixIntent) -> None:

@@ -31,6 +31,7 @@ from cfglint.types import (
     KeyChange,
     Notice,
     ResolvedConfig,
+    ResolvedKeys,
     SpanChange,
     TextEdit,
     UnknownNode,
@@ -49,6 +50,10 @@ class FileChanges:
     changes: tuple[KeyChange, ...] = ()
     anchored: tuple[SpanChange, ...] = ()
     edits: tuple[TextEdit, ...] = ()
+    # For an override in a lazy-import config: which keys on the way to ``changes`` the config
+    # resolves to now (the fixer writes into what exists and cannot look it up itself).
+    # None: not known, and then the fixer adds no top-level name to a lazy-import config.
+    resolved: ResolvedKeys | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +272,9 @@ class Placer:
             config = self._result.resolved.get(leaf)
             if config is None:
                 raise NotPlaceable(f"{display_path(leaf)} is not resolved")
-            files.append(FileChanges(leaf, self._overrides.changes(config, intent)))
+            changes = self._overrides.changes(config, intent)
+            resolved = _resolved_keys(config, changes) if config.lazy else None
+            files.append(FileChanges(leaf, changes, resolved=resolved))
         return Placement("leaf", tuple(files))
 
     def _resolved(self, violation: Violation) -> tuple[ResolvedConfig, bool]:
@@ -296,6 +303,30 @@ class Placer:
             for world in view.worlds
             if world.config is not None
         ]
+
+
+def _resolved_keys(config: ResolvedConfig, changes: tuple[KeyChange, ...]) -> ResolvedKeys:
+    """The keys on the way to each change (and, for a dict value, under it) the config has."""
+    present: set[tuple[str, ...]] = set()
+    dicts: set[tuple[str, ...]] = set()
+
+    def visit(key: tuple[str, ...], value: object) -> None:
+        for depth in range(1, len(key) + 1):
+            prefix = key[:depth]
+            node = config.get(prefix)
+            if node is None:
+                return
+            present.add(prefix)
+            if not isinstance(node, DictNode):
+                return
+            dicts.add(prefix)
+        if isinstance(value, dict):
+            for sub_key, sub_value in value.items():
+                visit((*key, str(sub_key)), sub_value)
+
+    for change in changes:
+        visit(change.key, change.value)
+    return ResolvedKeys(frozenset(present), frozenset(dicts))
 
 
 def _reaches(config: ResolvedConfig, violation: Violation) -> bool:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from cfglint.fix.errors import FixNotApplicable
 from cfglint.fix.limits import run_deep, too_costly, too_large
 from cfglint.fix.text import TextDoc, split_bom
-from cfglint.types import KeyChange, SpanChange, TextEdit
+from cfglint.types import KeyChange, ResolvedKeys, SpanChange, TextEdit
 
 if TYPE_CHECKING:  # libcst is imported only when a .py file is edited
     from cfglint.fix.py_edits import PyEditor
@@ -34,24 +34,32 @@ class FileEditor:
         self._yaml: ParsedYaml | FixNotApplicable | None = None
 
     def edits(
-        self, changes: Sequence[KeyChange], anchored: Sequence[SpanChange] = ()
+        self,
+        changes: Sequence[KeyChange],
+        anchored: Sequence[SpanChange] = (),
+        resolved: ResolvedKeys | None = None,
     ) -> tuple[TextEdit, ...]:
+        """``resolved``: what the config resolves to on the way to ``changes`` (for overrides
+        in a lazy-import ``.py`` config; YAML and JSON have no lazy imports). None: unknown."""
         if not changes and not anchored:
             return ()
         refused = too_large(self.doc.text, self.suffix)
         if refused is not None:
             raise FixNotApplicable(refused)
         try:
-            return self._edits(changes, anchored)
+            return self._edits(changes, anchored, resolved)
         except RecursionError:  # a deep YAML or JSON file: a limit of the editor, not a bug
             raise FixNotApplicable("the file is nested too deeply to edit") from None
 
     def _edits(
-        self, changes: Sequence[KeyChange], anchored: Sequence[SpanChange]
+        self,
+        changes: Sequence[KeyChange],
+        anchored: Sequence[SpanChange],
+        resolved: ResolvedKeys | None,
     ) -> tuple[TextEdit, ...]:
         if self.suffix == ".py":
             editor = self._python_editor()
-            return tuple(run_deep(lambda: editor.edits(changes, anchored)))
+            return tuple(run_deep(lambda: editor.edits(changes, anchored, resolved)))
         if anchored:
             raise FixNotApplicable(f"cannot edit `{self.suffix}` values by position")
         if self.suffix in (".yaml", ".yml"):

@@ -31,7 +31,14 @@ from cfglint.fix.py_toplevel import (
 )
 from cfglint.fix.text import TextDoc
 from cfglint.fix.values import same_value
-from cfglint.types import REMOVE, KeyChange, Span, SpanChange, TextEdit
+from cfglint.types import (
+    REMOVE,
+    KeyChange,
+    ResolvedKeys,
+    Span,
+    SpanChange,
+    TextEdit,
+)
 
 # A new top-level dict longer than this on one line is written one key per line (PEP 8).
 MAX_ONE_LINE = 79
@@ -62,9 +69,15 @@ class PyEditor:
         self._index: ExpressionIndex | None = None
 
     def edits(
-        self, changes: Sequence[KeyChange], anchored: Sequence[SpanChange] = ()
+        self,
+        changes: Sequence[KeyChange],
+        anchored: Sequence[SpanChange] = (),
+        resolved: ResolvedKeys | None = None,
     ) -> list[TextEdit]:
-        edits = _structural_edits(self.context, self.module, self.scan, changes)
+        """``resolved``: which keys on the way to ``changes`` the config has now (an override
+        in a lazy-import config changes those in place); None: not known, so no name is added
+        to a lazy-import config (it could be one it imports)."""
+        edits = _structural_edits(self.context, self.module, self.scan, changes, resolved)
         groups: dict[Span, list[SpanChange]] = {}
         for change in anchored:
             groups.setdefault(change.span, []).append(change)
@@ -115,16 +128,36 @@ class PyEditor:
 
 
 def _structural_edits(
-    context: _Context, module: cst.Module, scan: Scan, changes: Sequence[KeyChange]
+    context: _Context,
+    module: cst.Module,
+    scan: Scan,
+    changes: Sequence[KeyChange],
+    resolved: ResolvedKeys | None,
 ) -> list[TextEdit]:
-    """Edits for keys given from the config root: found through top-level assignments."""
+    """Edits for keys given from the config root: found through top-level assignments, or
+    (a lazy-import config changing a dict it imports) statements appended to the file."""
     if not changes:
         return []
     doc = context.doc
     edits: list[TextEdit] = []
     new_names: list[tuple[str, ChangeNode]] = []
+    in_place: list[str] = []
     for name, node in build_tree(changes).children.items():
-        assignment = find_assignment(module, name)
+        removal = isinstance(node, Leaf) and node.value is REMOVE
+        imported = resolved is not None and (
+            (name,) in (resolved.present if removal else resolved.dicts)
+        )
+        if scan.uses_read_base and imported and (removal or isinstance(node, Branch)):
+            try:
+                assignment = find_assignment(module, name)
+            except FixNotApplicable:  # imported by name, or changed by `.update()`
+                assignment = None
+            if assignment is None:
+                assert resolved is not None
+                in_place.extend(_in_place_statements(context, name, node, resolved))
+                continue
+        else:
+            assignment = find_assignment(module, name)
         if assignment is None:
             new_names.append((name, node))
         elif isinstance(node, Leaf) and node.value is REMOVE:
@@ -135,8 +168,47 @@ def _structural_edits(
         else:
             edits.extend(_edit_value(context, assignment.value, node, (name,)))
     if new_names:
-        edits.extend(_new_assignments(context, module, scan.uses_read_base, new_names))
+        lazy_unknown = scan.uses_read_base and resolved is None
+        edits.extend(_new_assignments(context, module, new_names, refuse=lazy_unknown))
+    if in_place:
+        edits.append(_append_statements(context, [context.doc.newline.join(in_place)]))
     return edits
+
+
+def _in_place_statements(
+    context: _Context, name: str, node: ChangeNode, resolved: ResolvedKeys
+) -> list[str]:
+    """``name['a']['b'] = value`` and ``del name['a']['b']`` (``del name``: the name itself
+    removed) for a dict a lazy-import config imports and does not assign itself: appended to
+    the file, they apply last.
+
+    Nothing merges in a lazy-import config, so an assignment of ``name`` would replace the
+    imported dict whole. Subscripts, not attributes: a key may be a ConfigDict method's name
+    (`type`, `update`). A dict the config lacks is written whole at its first missing level.
+    """
+    statements: list[str] = []
+    quote = context.style.quote
+
+    def target(path: tuple[str, ...]) -> str:
+        return name + "".join(f"[{render_string(key, quote)}]" for key in path)
+
+    def visit(branch: Branch, path: tuple[str, ...]) -> None:
+        for key, child in branch.children.items():
+            key_path = (*path, key)
+            full = (name, *key_path)
+            if isinstance(child, Leaf) and child.value is REMOVE:
+                if full in resolved.present:
+                    statements.append(f"del {target(key_path)}")
+            elif isinstance(child, Branch) and full in resolved.dicts:
+                visit(child, key_path)
+            elif not isinstance(child, Branch) or any(True for _ in child.set_items()):
+                value = render_node(child, context.style, context.style.dict_kind)
+                statements.append(f"{target(key_path)} = {value}")
+
+    if isinstance(node, Leaf):  # REMOVE of the name itself
+        return [f"del {name}"]
+    visit(node, ())
+    return statements
 
 
 def _container(view: DictView) -> Container:
@@ -255,8 +327,13 @@ def _entries(context: _Context, view: DictView, items: list[tuple[str, ChangeNod
 
 
 def _new_assignments(
-    context: _Context, module: cst.Module, lazy: bool, items: list[tuple[str, ChangeNode]]
+    context: _Context, module: cst.Module, items: list[tuple[str, ChangeNode]], *, refuse: bool
 ) -> list[TextEdit]:
+    """``name = value`` for names the file does not assign. In a lazy-import config that
+    replaces what a base set (nothing merges): right for a value that is not a dict, and for a
+    name the config lacks; a dict it imports is changed in place (`_in_place_statements`).
+    ``refuse``: a lazy-import config whose resolved keys were not given (the name may be one it
+    imports)."""
     statements = []
     for name, node in items:
         if isinstance(node, Leaf) and node.value is REMOVE:
@@ -265,9 +342,10 @@ def _new_assignments(
             continue
         if not is_keyword_name(name):
             raise FixNotApplicable(f"`{name}` cannot be a top-level name in a .py config")
-        if lazy:
+        if refuse:
             raise FixNotApplicable(
-                f"`{name}` comes from a lazy import: a new assignment would replace it, not merge"
+                f"`{name}` may come from a lazy import: a new assignment would replace it, not "
+                "merge"
             )
         statements.append(f"{name} = {_render_top(context.style, name, node)}")
     if not statements:
@@ -287,23 +365,11 @@ def _render_top(style: PyStyle, name: str, node: ChangeNode) -> str:
 
 
 def _insert_statements(context: _Context, module: cst.Module, statements: list[str]) -> TextEdit:
-    doc, newline = context.doc, context.doc.newline
-    block = (newline + newline).join(statements)
     base = base_statement(module)
     if base is None:
-        # No base to merge over: append at the end, one blank line after the last statement.
-        text = doc.text
-        if text.strip() == "":
-            return (
-                doc.edit(0, len(text), block + newline)
-                if not text
-                else doc.edit(len(text), len(text), block + newline)
-            )
-        if not text.endswith(("\n", "\r")):
-            return doc.edit(len(text), len(text), newline + newline + block)
-        last_line = text[doc.line_start(len(text) - 1) : len(text)]
-        gap = "" if last_line.strip() == "" else newline
-        return doc.edit(len(text), len(text), gap + block + newline)
+        return _append_statements(context, statements)
+    doc, newline = context.doc, context.doc.newline
+    block = (newline + newline).join(statements)
     _start, end = context.offsets(base)
     at = doc.next_line_start(end)
     if at == end:  # `_base_` is the last line and has no line break
@@ -313,3 +379,21 @@ def _insert_statements(context: _Context, module: cst.Module, statements: list[s
         return doc.edit(at, at, newline + block + newline)
     # The file writes the next statement right under `_base_`: do the same.
     return doc.edit(at, at, block + newline)
+
+
+def _append_statements(context: _Context, statements: list[str]) -> TextEdit:
+    """The statements at the end of the file, one blank line after the last statement."""
+    doc, newline = context.doc, context.doc.newline
+    block = (newline + newline).join(statements)
+    text = doc.text
+    if text.strip() == "":
+        return (
+            doc.edit(0, len(text), block + newline)
+            if not text
+            else doc.edit(len(text), len(text), block + newline)
+        )
+    if not text.endswith(("\n", "\r")):
+        return doc.edit(len(text), len(text), newline + newline + block)
+    last_line = text[doc.line_start(len(text) - 1) : len(text)]
+    gap = "" if last_line.strip() == "" else newline
+    return doc.edit(len(text), len(text), gap + block + newline)

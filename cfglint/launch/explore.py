@@ -151,7 +151,9 @@ def _view_config(runner: ScriptRunner, root: DictNode) -> ResolvedConfig:
     if loaded is None:
         return ResolvedConfig(launch.entry, root, tuple(overlay), tuple(overlay))
     overlay = [path for path in dict.fromkeys(overlay) if path not in loaded.files]
-    return ResolvedConfig(loaded.path, root, (*loaded.files, *overlay), tuple(overlay))
+    return ResolvedConfig(
+        loaded.path, root, (*loaded.files, *overlay), tuple(overlay), lazy=loaded.lazy
+    )
 
 
 def _merged(worlds: list[LaunchWorld]) -> list[LaunchWorld]:

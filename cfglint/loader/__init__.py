@@ -80,7 +80,7 @@ class Loader:
         reserved = reserved_key_problem(absolute, outcome.root)
         if reserved is not None:
             return LoadFailure(absolute, (reserved.problem,), outcome.files)
-        return ResolvedConfig(absolute, outcome.root, outcome.files)
+        return ResolvedConfig(absolute, outcome.root, outcome.files, lazy=outcome.lazy)
 
     def _problem_for(self, leaf: Path, failed: _Failed) -> LoadProblem:
         problem = failed.error.problem

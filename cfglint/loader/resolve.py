@@ -47,11 +47,12 @@ _BASE_USE = re.compile(r"_base_(?<![\w/.]_base_)(?![\w/])(?!\s*=[^=])")
 class FileResolution:
     """One file's resolved tree and the files that took part (itself first)."""
 
-    __slots__ = ("_top_entries", "files", "root")
+    __slots__ = ("_top_entries", "files", "lazy", "root")
 
-    def __init__(self, root: DictNode, files: tuple[Path, ...]) -> None:
+    def __init__(self, root: DictNode, files: tuple[Path, ...], *, lazy: bool = False) -> None:
         self.root = root
         self.files = files
+        self.lazy = lazy  # resolved in MMEngine's lazy-import mode
         self._top_entries: dict[object, ConfigNode] | None = None
 
     def top_entries(self) -> dict[object, ConfigNode]:
@@ -86,7 +87,7 @@ def resolve_file(
     if tree is not None and config_style(tree, text) == "lazy":
         # MMEngine's lazy-import path: its own inheritance, no placeholders (lazy.py).
         module = parse_lazy(SourceText(path, text), tree)
-        return FileResolution(module.config_root(path), module.files)
+        return FileResolution(module.config_root(path), module.files, lazy=True)
     # MMEngine substitutes the text before it parses a data file or runs a `.py` one, and
     # fails on a placeholder it cannot fill in.
     placeholders = read_placeholders(path, text, environ)

@@ -63,9 +63,15 @@ def test_a_base_value_is_flagged_at_its_line_and_fixed_there(tmp_path: Path) -> 
     ]
 
 
-def test_a_base_another_target_reads_is_not_edited(tmp_path: Path) -> None:
+def _skip_without_mmengine() -> None:
+    if importlib.util.find_spec("mmengine") is None:
+        pytest.skip("needs MMEngine")
+
+
+def test_a_base_another_target_reads_is_changed_in_the_leaf(tmp_path: Path) -> None:
     """The cuda config inherits the base through `read_base()` too: the base stays as it is,
-    and an override in the lazy config would replace `env_cfg` whole, so none is written."""
+    and the gcu config changes the imported dict in place (an assignment of `env_cfg` would
+    replace it whole: nothing merges in a lazy-import config)."""
     write_tree(
         tmp_path,
         {
@@ -77,7 +83,87 @@ def test_a_base_another_target_reads_is_not_edited(tmp_path: Path) -> None:
     )
     before = snapshot(tmp_path)
     fixed = run_cli("fix", "configs/gcu", cwd=tmp_path)
-    assert fixed.exit_code == 1
-    assert fixed.stdout.startswith(FLAGGED.format(fixable=""))
-    assert "cannot place the fix: `env_cfg` comes from a lazy import" in fixed.stderr
-    assert changed_files(before, snapshot(tmp_path)) == []
+    assert (fixed.exit_code, fixed.stdout, fixed.stderr) == (
+        0,
+        "Fixed 1 error.\nAll checks passed!\n",
+        "",
+    )
+    assert changed_files(before, snapshot(tmp_path)) == ["configs/gcu/retinanet.py"]
+    gcu = tmp_path / "configs/gcu/retinanet.py"
+    assert gcu.read_text(encoding="utf-8") == LEAF + "\nenv_cfg['dist_cfg']['backend'] = 'gloo'\n"
+
+    fixed_once = snapshot(tmp_path)
+    again = run_cli("fix", "configs/gcu", cwd=tmp_path)
+    assert (again.exit_code, again.stdout) == (0, "All checks passed!\n")
+    assert changed_files(fixed_once, snapshot(tmp_path)) == []
+    checked = run_cli("check", "configs/gcu/retinanet.py", cwd=tmp_path)
+    assert (checked.exit_code, checked.stdout) == (0, "All checks passed!\n")
+
+    _skip_without_mmengine()
+    assert mmengine_values(gcu, "env_cfg.dist_cfg.backend", "env_cfg.cudnn_benchmark") == [
+        "gloo",
+        False,
+    ]
+    cuda = tmp_path / "configs/cuda/retinanet.py"
+    assert mmengine_values(cuda, "env_cfg.dist_cfg.backend") == ["nccl"]
+
+
+LEGACY = "dist_params = dict(backend='gloo')\nenv_cfg = dict(cudnn_benchmark=False)\n"
+LEGACY_LEAF = (
+    "from mmengine.config import read_base\n"
+    "\n"
+    "with read_base():\n"
+    "    from .._base_.legacy import *\n"
+    "\n"
+    'model = dict(type="RetinaNet")\n'
+)
+
+
+def test_a_missing_level_a_new_name_and_a_removal_in_a_lazy_leaf(tmp_path: Path) -> None:
+    """The base's `env_cfg` lacks `dist_cfg`: it is assigned whole (CL302 moves `dist_params`
+    there, CL101 wants 'gloo'); the imported `dist_params` is deleted; no base sets
+    `model_wrapper_cfg`, so a plain assignment adds it (CL201). The file's quotes are kept."""
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": TWO_TARGETS,
+            "configs/_base_/legacy.py": LEGACY,
+            "configs/gcu/retinanet.py": LEGACY_LEAF,
+            "configs/cuda/retinanet.py": LEGACY_LEAF,
+        },
+    )
+    before = snapshot(tmp_path)
+    fixed = run_cli("fix", "configs/gcu", cwd=tmp_path)
+    assert (fixed.exit_code, fixed.stdout, fixed.stderr) == (
+        0,
+        "Fixed 3 errors.\nAll checks passed!\n",
+        "",
+    )
+    assert changed_files(before, snapshot(tmp_path)) == ["configs/gcu/retinanet.py"]
+    gcu = tmp_path / "configs/gcu/retinanet.py"
+    assert gcu.read_text(encoding="utf-8") == LEGACY_LEAF + (
+        "\n"
+        "model_wrapper_cfg = dict(\n"
+        '    type="MMDistributedDataParallel",\n'
+        "    broadcast_buffers=False,\n"
+        "    find_unused_parameters=False,\n"
+        "    device_ids=None,\n"
+        ")\n"
+        "\n"
+        'env_cfg["dist_cfg"] = dict(backend="gloo")\n'
+        "del dist_params\n"
+    )
+    fixed_once = snapshot(tmp_path)
+    again = run_cli("fix", "configs/gcu", cwd=tmp_path)
+    assert (again.exit_code, again.stdout) == (0, "All checks passed!\n")
+    assert changed_files(fixed_once, snapshot(tmp_path)) == []
+
+    _skip_without_mmengine()
+    assert mmengine_values(
+        gcu, "env_cfg", "dist_params", "model_wrapper_cfg.type", "model_wrapper_cfg.device_ids"
+    ) == [
+        {"cudnn_benchmark": False, "dist_cfg": {"backend": "gloo"}},
+        "absent",
+        "MMDistributedDataParallel",
+        None,
+    ]
