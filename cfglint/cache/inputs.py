@@ -49,11 +49,19 @@ class Recorder:
                 self.changed = True
             return
         self._seen[key] = read.digest
-        absolute = os.path.abspath(key[0])
+        absolute = _absolute(key[0])
         state = FileState(absolute, read.digest, read.limit, read.stamp)
         first = self.read.setdefault(absolute, state)
         if first.digest != state.digest and first.limit == state.limit:
             self.changed = True
+
+
+def _absolute(path: str) -> str:
+    """`os.path.abspath`, without its normalisation for a path that needs none: a project's
+    walk tells of thousands, all absolute and normal already."""
+    if path.startswith(os.sep) and f"{os.sep}." not in path and os.sep * 2 not in path:
+        return path.rstrip(os.sep) or os.sep
+    return os.path.abspath(path)
 
 
 def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path) -> Inputs:

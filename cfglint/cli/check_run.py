@@ -14,7 +14,6 @@ from pathlib import Path
 from cfglint.cache.configs import ConfigCache
 from cfglint.cache.store import Store, cache_dir
 from cfglint.cli import progress
-from cfglint.cli.add_noqa import add_noqa_comments
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS
 from cfglint.cli.exit_reasons import exit_reasons
 from cfglint.cli.notices import in_print_order, print_notices
@@ -165,6 +164,9 @@ def _print_diff(result: CheckResult, outcome: FixOutcome) -> int:
 
 def _add_noqa(result: CheckResult, paths: tuple[Path, ...], indexes: InheritanceIndexes) -> int:
     """`--add-noqa`: no report; what was added, and what could not be, on stderr (as ruff)."""
+    # Imported here: only `--add-noqa` writes comments.
+    from cfglint.cli.add_noqa import add_noqa_comments
+
     added = add_noqa_comments(result, paths, indexes)
     notices = in_print_order([*result.notices, *added.notices])
     print_notices(notices)

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 
 from cfglint.errors import UserError
 from cfglint.report.context import ReportContext
-from cfglint.report.github import render_github
-from cfglint.report.json_report import render_json
-from cfglint.report.rdjson import render_rdjson
-from cfglint.report.sarif import render_sarif
-from cfglint.report.statistics import render_statistics, render_statistics_json
-from cfglint.report.text import render_text
 from cfglint.types import Violation
 
 __all__ = [
@@ -22,19 +17,36 @@ __all__ = [
     "render_statistics_json",
 ]
 
-_RENDERERS: dict[str, Callable[[Sequence[Violation], ReportContext], str]] = {
-    "text": render_text,
-    "json": render_json,
-    "sarif": render_sarif,
-    "github": render_github,
-    "rdjson": render_rdjson,
+Renderer = Callable[[Sequence[Violation], ReportContext], str]
+
+# Each format's module and function, imported when that format is asked for: a pre-commit run
+# prints text and never needs the others.
+_RENDERERS: dict[str, tuple[str, str]] = {
+    "text": ("text", "render_text"),
+    "json": ("json_report", "render_json"),
+    "sarif": ("sarif", "render_sarif"),
+    "github": ("github", "render_github"),
+    "rdjson": ("rdjson", "render_rdjson"),
 }
 FORMATS: tuple[str, ...] = tuple(_RENDERERS)
 
 
+def _renderer(module: str, name: str) -> Renderer:
+    found: Renderer = getattr(importlib.import_module(f"cfglint.report.{module}"), name)
+    return found
+
+
 def render(violations: Sequence[Violation], fmt: str, context: ReportContext) -> str:
     """The whole report in one format; it ends with a newline unless it is empty."""
-    renderer = _RENDERERS.get(fmt)
-    if renderer is None:
+    where = _RENDERERS.get(fmt)
+    if where is None:
         raise UserError(f"unknown output format {fmt!r} (choose from {', '.join(FORMATS)})")
-    return renderer(violations, context)
+    return _renderer(*where)(violations, context)
+
+
+def render_statistics(violations: Sequence[Violation], context: ReportContext) -> str:
+    return _renderer("statistics", "render_statistics")(violations, context)
+
+
+def render_statistics_json(violations: Sequence[Violation], context: ReportContext) -> str:
+    return _renderer("statistics", "render_statistics_json")(violations, context)
