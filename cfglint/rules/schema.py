@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from cfglint.rules.base import JsonSchema
+from cfglint.rules.type_names import is_type_key
 from cfglint.rules.wrapper import (
     DDP_STRATEGY,
     DDP_WRAPPERS,
@@ -148,6 +149,5 @@ def in_ddp_wrapper(schema: JsonSchema) -> JsonSchema:
 def value_at_key(key: str, policy: KeyPolicy, *harmless: JsonSchema) -> JsonSchema:
     """The schema of a rule built on values.check_value: the policy at the key, MMEngine's
     default when it is absent, and the `harmless` values that are never reported."""
-    by_name = key.rsplit(".", 1)[-1] == "type"
-    accepted = accepted_values(policy, *harmless, by_name=by_name)
+    accepted = accepted_values(policy, *harmless, by_name=is_type_key(key))
     return at_key(key, accepted, required=absent_fails(policy))

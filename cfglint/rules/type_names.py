@@ -12,18 +12,10 @@ from __future__ import annotations
 from cfglint.types import ConfigNode, LazyImport, ScalarNode
 
 
-def registry_name(value: object) -> str | None:
-    """The name `value` builds as a `type`, or None for a value that names no class."""
-    if isinstance(value, str):
-        return value.rsplit(".", 1)[-1]
-    if isinstance(value, LazyImport):
-        return value.path.rsplit(".", 1)[-1]
-    return None
-
-
-def type_name(node: ConfigNode | None) -> str | None:
-    """The registry name a `type` entry builds (None: absent, unknown, or naming no class)."""
-    return registry_name(node.value) if isinstance(node, ScalarNode) else None
+def is_type_key(key: str) -> bool:
+    """Whether a dotted key is a `type` entry (compared by registry name, in the check and in
+    its JSON Schema alike)."""
+    return key.rsplit(".", 1)[-1] == "type"
 
 
 def written_type(value: object) -> str | None:
@@ -31,3 +23,14 @@ def written_type(value: object) -> str | None:
     if isinstance(value, str):
         return value
     return value.path if isinstance(value, LazyImport) else None
+
+
+def registry_name(value: object) -> str | None:
+    """The name `value` builds as a `type`, or None for a value that names no class."""
+    written = written_type(value)
+    return None if written is None else written.rsplit(".", 1)[-1]
+
+
+def type_name(node: ConfigNode | None) -> str | None:
+    """The registry name a `type` entry builds (None: absent, unknown, or naming no class)."""
+    return registry_name(node.value) if isinstance(node, ScalarNode) else None

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 from cfglint.rules.base import Finding, RuleContext, fix_from_policy, unknown_finding
 from cfglint.rules.keys import Absent, Present, Unknown, key_state
-from cfglint.rules.type_names import registry_name
+from cfglint.rules.type_names import is_type_key, registry_name
 from cfglint.types import UnknownValueError, to_python
 
 Describe = Callable[[RuleContext, object, bool], str]
@@ -56,7 +56,7 @@ def check_value(
     # A `type` is compared by the name it builds: a scope prefix and an imported class name
     # the same registry entry as the bare name (rules/type_names.py).
     compared = value
-    if ctx.key.rsplit(".", 1)[-1] == "type":
+    if is_type_key(ctx.key):
         name = registry_name(value)
         compared = value if name is None else name
     if not ctx.policy.value_ok(compared) and not (harmless is not None and harmless(value)):

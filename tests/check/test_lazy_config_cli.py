@@ -72,30 +72,8 @@ def test_a_base_another_target_reads_is_changed_in_the_leaf(tmp_path: Path) -> N
     """The cuda config inherits the base through `read_base()` too: the base stays as it is,
     and the gcu config changes the imported dict in place (an assignment of `env_cfg` would
     replace it whole: nothing merges in a lazy-import config)."""
-    write_tree(
-        tmp_path,
-        {
-            "pyproject.toml": TWO_TARGETS,
-            "configs/_base_/runtime.py": RUNTIME,
-            "configs/gcu/retinanet.py": LEAF,
-            "configs/cuda/retinanet.py": LEAF,
-        },
-    )
-    before = snapshot(tmp_path)
-    fixed = run_cli("fix", "configs/gcu", cwd=tmp_path)
-    assert (fixed.exit_code, fixed.stdout, fixed.stderr) == (
-        0,
-        "Fixed 1 error.\nAll checks passed!\n",
-        "",
-    )
-    assert changed_files(before, snapshot(tmp_path)) == ["configs/gcu/retinanet.py"]
-    gcu = tmp_path / "configs/gcu/retinanet.py"
+    gcu = _fix_the_gcu_config(tmp_path, ("runtime.py", RUNTIME), LEAF, "1 error")
     assert gcu.read_text(encoding="utf-8") == LEAF + "\nenv_cfg['dist_cfg']['backend'] = 'gloo'\n"
-
-    fixed_once = snapshot(tmp_path)
-    again = run_cli("fix", "configs/gcu", cwd=tmp_path)
-    assert (again.exit_code, again.stdout) == (0, "All checks passed!\n")
-    assert changed_files(fixed_once, snapshot(tmp_path)) == []
     checked = run_cli("check", "configs/gcu/retinanet.py", cwd=tmp_path)
     assert (checked.exit_code, checked.stdout) == (0, "All checks passed!\n")
 
@@ -123,24 +101,7 @@ def test_a_missing_level_a_new_name_and_a_removal_in_a_lazy_leaf(tmp_path: Path)
     """The base's `env_cfg` lacks `dist_cfg`: it is assigned whole (CL302 moves `dist_params`
     there, CL101 wants 'gloo'); the imported `dist_params` is deleted; no base sets
     `model_wrapper_cfg`, so a plain assignment adds it (CL201). The file's quotes are kept."""
-    write_tree(
-        tmp_path,
-        {
-            "pyproject.toml": TWO_TARGETS,
-            "configs/_base_/legacy.py": LEGACY,
-            "configs/gcu/retinanet.py": LEGACY_LEAF,
-            "configs/cuda/retinanet.py": LEGACY_LEAF,
-        },
-    )
-    before = snapshot(tmp_path)
-    fixed = run_cli("fix", "configs/gcu", cwd=tmp_path)
-    assert (fixed.exit_code, fixed.stdout, fixed.stderr) == (
-        0,
-        "Fixed 3 errors.\nAll checks passed!\n",
-        "",
-    )
-    assert changed_files(before, snapshot(tmp_path)) == ["configs/gcu/retinanet.py"]
-    gcu = tmp_path / "configs/gcu/retinanet.py"
+    gcu = _fix_the_gcu_config(tmp_path, ("legacy.py", LEGACY), LEGACY_LEAF, "3 errors")
     assert gcu.read_text(encoding="utf-8") == LEGACY_LEAF + (
         "\n"
         "model_wrapper_cfg = dict(\n"
@@ -153,10 +114,6 @@ def test_a_missing_level_a_new_name_and_a_removal_in_a_lazy_leaf(tmp_path: Path)
         'env_cfg["dist_cfg"] = dict(backend="gloo")\n'
         "del dist_params\n"
     )
-    fixed_once = snapshot(tmp_path)
-    again = run_cli("fix", "configs/gcu", cwd=tmp_path)
-    assert (again.exit_code, again.stdout) == (0, "All checks passed!\n")
-    assert changed_files(fixed_once, snapshot(tmp_path)) == []
 
     _skip_without_mmengine()
     assert mmengine_values(
@@ -167,3 +124,32 @@ def test_a_missing_level_a_new_name_and_a_removal_in_a_lazy_leaf(tmp_path: Path)
         "MMDistributedDataParallel",
         None,
     ]
+
+
+def _fix_the_gcu_config(tmp_path: Path, base: tuple[str, str], leaf: str, fixed: str) -> Path:
+    """A gcu and a cuda config reading one base (`base`: its name under `configs/_base_/` and
+    text) through `read_base()`: `fix configs/gcu` fixes the `fixed` count of errors in the gcu
+    config alone, and a second `fix` changes nothing. The gcu config's path."""
+    name, text = base
+    write_tree(
+        tmp_path,
+        {
+            "pyproject.toml": TWO_TARGETS,
+            f"configs/_base_/{name}": text,
+            "configs/gcu/retinanet.py": leaf,
+            "configs/cuda/retinanet.py": leaf,
+        },
+    )
+    before = snapshot(tmp_path)
+    result = run_cli("fix", "configs/gcu", cwd=tmp_path)
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        f"Fixed {fixed}.\nAll checks passed!\n",
+        "",
+    )
+    assert changed_files(before, snapshot(tmp_path)) == ["configs/gcu/retinanet.py"]
+    fixed_once = snapshot(tmp_path)
+    again = run_cli("fix", "configs/gcu", cwd=tmp_path)
+    assert (again.exit_code, again.stdout) == (0, "All checks passed!\n")
+    assert changed_files(fixed_once, snapshot(tmp_path)) == []
+    return tmp_path / "configs/gcu/retinanet.py"
