@@ -62,15 +62,35 @@ CONFIG_KEYS = (
     "tta_pipeline",
 )
 _KEYS = "|".join(CONFIG_KEYS)
-_PY_ASSIGNMENT = re.compile(rf"^(?:{_KEYS})\s*(?::[^=\n]*)?=(?!=)", re.MULTILINE)
-_PY_LAZY = re.compile(r"^with\s+read_base\s*\(\s*\)\s*:", re.MULTILINE)
-_PY_CODE = re.compile(r"^(?:async\s+def|def|class)\s|^if\s+__name__\s*==", re.MULTILINE)
-_YAML_KEY = re.compile(rf"^['\"]?(?:{_KEYS})['\"]?\s*:", re.MULTILINE)
+# Each pattern is matched at the start of the text and searched after a newline: a search
+# that begins with a literal jumps from one newline to the next, where `^` under MULTILINE is
+# tried at every character (the walk of a tree sniffs every file in it).
+_PY_ASSIGNMENT = rf"(?:{_KEYS})\s*(?::[^=\n]*)?=(?!=)"
+_PY_LAZY = r"with\s+read_base\s*\(\s*\)\s*:"
+_PY_CODE = r"(?:async\s+def|def|class)\s|if\s+__name__\s*=="
+_YAML_KEY = rf"['\"]?(?:{_KEYS})['\"]?\s*:"
 
 PY_SUFFIX = ".py"
 YAML_SUFFIXES = (".yaml", ".yml")
 JSON_SUFFIX = ".json"
 __all__ = ["CONFIG_SUFFIXES", "looks_like_config"]
+
+
+class _LineStart:
+    """A pattern anchored at the start of a line, `^` under re.MULTILINE, found faster."""
+
+    def __init__(self, pattern: str) -> None:
+        self._at_start = re.compile(pattern)
+        self._after_newline = re.compile(rf"\n(?:{pattern})")
+
+    def search(self, text: str) -> bool:
+        return bool(self._at_start.match(text) or self._after_newline.search(text))
+
+
+_PY_ASSIGNMENT_LINE = _LineStart(_PY_ASSIGNMENT)
+_PY_LAZY_LINE = _LineStart(_PY_LAZY)
+_PY_CODE_LINE = _LineStart(_PY_CODE)
+_YAML_KEY_LINE = _LineStart(_YAML_KEY)
 
 
 def looks_like_config(path: Path) -> bool:
@@ -82,11 +102,11 @@ def looks_like_config(path: Path) -> bool:
     except OSError:
         return True
     if suffix == PY_SUFFIX:
-        if _PY_CODE.search(text):
+        if _PY_CODE_LINE.search(text):
             return False
-        return bool(_PY_ASSIGNMENT.search(text) or _PY_LAZY.search(text))
+        return _PY_ASSIGNMENT_LINE.search(text) or _PY_LAZY_LINE.search(text)
     if suffix in YAML_SUFFIXES:
-        return bool(_YAML_KEY.search(text))
+        return _YAML_KEY_LINE.search(text)
     if suffix == JSON_SUFFIX:
         try:
             data = json.loads(text)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from cfglint.codes import UNREADABLE_CONFIG
-from cfglint.config_sniff import looks_like_config
+from cfglint.config_sniff import CONFIG_SUFFIXES, looks_like_config
 from cfglint.files import UnreadableFileError, is_dir, read_text_capped, regular_file_status
 from cfglint.settings import default_excluded, settings_for
 from cfglint.types import Discovered, LoadProblem, Span
@@ -22,23 +22,6 @@ def is_base_file(path: Path) -> bool:
     return BASE_FOLDER in path.parts[:-1] or path.name.startswith(BASE_FOLDER)
 
 
-def walk_files(
-    folder: Path,
-    *,
-    skip_hidden: bool = False,
-    settings_exclude: bool = True,
-    unreadable: Callable[[Path, OSError], None] | None = None,
-) -> Iterator[Path]:
-    """Every file under `folder` that the settings do not exclude, in a stable order;
-    `skip_hidden`: not inside folders whose name starts with a dot either;
-    `settings_exclude` False: only the default exclusions hold, not the settings' `exclude`;
-    `unreadable` is told of each folder that cannot be listed (os.walk skips it silently)."""
-    walked = walk_paths(
-        folder, skip_hidden=skip_hidden, settings_exclude=settings_exclude, unreadable=unreadable
-    )
-    return map(Path, walked)
-
-
 def walk_paths(
     folder: Path,
     *,
@@ -46,8 +29,12 @@ def walk_paths(
     settings_exclude: bool = True,
     unreadable: Callable[[Path, OSError], None] | None = None,
 ) -> Iterator[str]:
-    """`walk_files` as strings: a project's whole tree is walked for every pre-commit run, and
-    a pathlib object per file costs more than the walk itself."""
+    """Every file under `folder` that the settings do not exclude, in a stable order, as
+    strings (a project's whole tree is walked for every pre-commit run, and a pathlib object
+    per file costs more than the walk itself); `skip_hidden`: not inside folders whose name
+    starts with a dot either; `settings_exclude` False: only the default exclusions hold, not
+    the settings' `exclude`; `unreadable` is told of each folder that cannot be listed (os.walk
+    skips it silently)."""
     settings = settings_for(folder) if settings_exclude else None
 
     def walk_error(error: OSError) -> None:
@@ -56,7 +43,7 @@ def walk_paths(
 
     def excluded(path: str) -> bool:
         if settings is not None:
-            return settings.is_excluded(Path(path))
+            return settings.is_excluded(path)
         return default_excluded((os.path.basename(path),))
 
     for directory, subdirs, files in os.walk(folder, onerror=walk_error):
@@ -86,6 +73,13 @@ def _empty_package_marker(path: Path) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
+def _suffix(path: str) -> str:
+    """`Path(path).suffix`, for a string: the walk meets every file of the tree."""
+    name = os.path.basename(path)
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
 def _walk(
     folder: Path, problems: list[LoadProblem], skipped: list[Path]
 ) -> Iterator[tuple[Path, bool]]:
@@ -99,12 +93,17 @@ def _walk(
         message = f"cannot read folder: {reason} (the configs in it are not checked)"
         problems.append(LoadProblem(UNREADABLE_CONFIG, message, Span(path, 1, 1, 1, 1)))
 
-    for path in walk_files(folder, unreadable=unreadable):
-        if path.suffix == LAUNCHER_SUFFIX:
-            yield path, True
-        elif not settings.is_included(path):
+    for walked in walk_paths(folder, unreadable=unreadable):
+        suffix = _suffix(walked)
+        if suffix == LAUNCHER_SUFFIX:
+            yield Path(walked), True
             continue
-        elif not sniff or is_base_file(path) or looks_like_config(path):
+        if sniff and suffix.lower() not in CONFIG_SUFFIXES:
+            continue  # what `is_included` says without an `include`, before any Path is built
+        path = Path(walked)
+        if not settings.is_included(path):
+            continue
+        if not sniff or is_base_file(path) or looks_like_config(path):
             # A base is checked through the configs inheriting it, whatever it holds.
             yield path, False
         elif path.suffix == ".py" and not _empty_package_marker(path):

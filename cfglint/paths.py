@@ -18,6 +18,15 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return absolute.as_posix()
 
 
+def absolute_path(path: str | Path) -> str:
+    """`os.path.abspath`, without its normalisation for a path that needs none: a project's
+    walk meets thousands, all absolute and normal already."""
+    text = os.fspath(path)
+    if text.startswith(os.sep) and f"{os.sep}." not in text and os.sep * 2 not in text:
+        return text.rstrip(os.sep) or os.sep
+    return os.path.abspath(text)
+
+
 def git_work_tree(path: Path) -> Path | None:
     """The root of the git work tree holding `path` (a file or folder), or None."""
     absolute = Path(os.path.abspath(path))

@@ -14,6 +14,7 @@ from cfglint import directives, files, globs, strict_model
 from cfglint.errors import NoTargetError, UserError
 from cfglint.excluded import DEFAULT_EXCLUDE
 from cfglint.loader.source import CONFIG_SUFFIXES
+from cfglint.paths import absolute_path
 from cfglint.session import per_session
 from cfglint.strict_model import ReadError
 
@@ -85,15 +86,15 @@ class Settings:
     def extra_targets(self) -> tuple[Path, ...]:
         return tuple(self.root / path for path in self.table.extra_targets)
 
-    def relative(self, path: Path) -> PurePosixPath | None:
+    def relative(self, path: Path | str) -> PurePosixPath | None:
         try:
             return PurePosixPath(Path(os.path.abspath(path)).relative_to(self.root).as_posix())
         except ValueError:
             return None
 
-    def is_excluded(self, path: Path) -> bool:
+    def is_excluded(self, path: Path | str) -> bool:
         # Asked for every file and folder a walk meets: strings, not pathlib, on the way.
-        absolute = os.path.abspath(path)
+        absolute = absolute_path(path)
         root = str(self.root)
         if not absolute.startswith(root) or absolute[len(root) : len(root) + 1] not in ("/", ""):
             relative = self.relative(path)  # another spelling of the root, or outside it
@@ -116,6 +117,8 @@ class Settings:
 
     def glob_pattern(self, path: Path) -> str | None:
         """The most specific `targets` glob matching `path` (the later one on a tie)."""
+        if not self.table.targets:  # most projects: asked once per config, for nothing
+            return None
         relative = self.relative(path)
         if relative is None:
             return None
@@ -201,17 +204,24 @@ def settings_for(path: Path | None) -> Settings:
     return _settings_for(os.path.abspath(path if path is not None else cwd), cwd)
 
 
-# A check asks once per config and again per finding (8,000 times on the corpus): the walk up
-# is remembered per path, as `_settings_in` remembers each folder's answer.
+# A check asks once per config and again per finding (8,000 times on the corpus): the answer
+# is remembered per path, and per folder on the way up, so that the configs of one folder cost
+# a stat each (is it a folder?) and the walk up is done once per folder.
 @per_session
 def _settings_for(absolute: str, cwd: str) -> Settings:
-    start = Path(absolute)
-    directory = start if files.is_dir(start) else start.parent
-    for folder in (directory, *directory.parents):
-        found = _settings_in(folder)
-        if found is not None:
-            return found
-    return Settings(root=Path(cwd), source=None, table=SettingsTable())
+    folder = absolute if files.is_dir(absolute) else os.path.dirname(absolute)
+    return _settings_in_or_above(folder, cwd)
+
+
+@per_session
+def _settings_in_or_above(folder: str, cwd: str) -> Settings:
+    found = _settings_in(Path(folder))
+    if found is not None:
+        return found
+    parent = os.path.dirname(folder)
+    if parent == folder:
+        return Settings(root=Path(cwd), source=None, table=SettingsTable())
+    return _settings_in_or_above(parent, cwd)
 
 
 HOW_TO_SET_A_TARGET = (

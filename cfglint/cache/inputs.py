@@ -20,6 +20,7 @@ from pathlib import Path
 from cfglint import files
 from cfglint.cache.entry import FileState, FolderState, Inputs
 from cfglint.excluded import DEFAULT_EXCLUDE
+from cfglint.paths import absolute_path
 
 SETTINGS_NAMES = ("cfglint.toml", "pyproject.toml")
 # Folders never walked for configs (tool state, VCS data): their contents change all the time.
@@ -49,19 +50,11 @@ class Recorder:
                 self.changed = True
             return
         self._seen[key] = read.digest
-        absolute = _absolute(key[0])
+        absolute = absolute_path(key[0])
         state = FileState(absolute, read.digest, read.limit, read.stamp)
         first = self.read.setdefault(absolute, state)
         if first.digest != state.digest and first.limit == state.limit:
             self.changed = True
-
-
-def _absolute(path: str) -> str:
-    """`os.path.abspath`, without its normalisation for a path that needs none: a project's
-    walk tells of thousands, all absolute and normal already."""
-    if path.startswith(os.sep) and f"{os.sep}." not in path and os.sep * 2 not in path:
-        return path.rstrip(os.sep) or os.sep
-    return os.path.abspath(path)
 
 
 def snapshot(recorder: Recorder, walked: Iterable[Path], root: Path, skip: Path) -> Inputs:

@@ -117,11 +117,18 @@ class ConfigChecker:
         self.loader = loader
         self.registries = Registries()
         self._overrides = LeafOverrides(loader)
+        self._rules: dict[Path | None, tuple[Rule, ...]] = {}
 
-    def rules_for(self, config: Path) -> list[Rule]:
+    def rules_for(self, config: Path) -> tuple[Rule, ...]:
         # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
-        chosen = selection(settings_for(config), self._select, self._ignore)
-        return [rule for rule in CHECK_RULES if chosen.wants(rule.code)]
+        settings = settings_for(config)
+        rules = self._rules.get(settings.source)
+        if rules is None:  # the same for every config under one settings file
+            chosen = selection(settings, self._select, self._ignore)
+            rules = self._rules[settings.source] = tuple(
+                rule for rule in CHECK_RULES if chosen.wants(rule.code)
+            )
+        return rules
 
     def target_for(self, config: Path, named: bool) -> Target:
         """The config's target (a UserError, or a NoTargetError when it names none)."""
