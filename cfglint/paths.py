@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from cfglint.session import per_session
+
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
     """Relative to `cwd` (default: the working folder) when under it, else absolute; `..` is
@@ -18,13 +20,32 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return absolute.as_posix()
 
 
+def _absolute_and_normal(text: str) -> bool:
+    return text.startswith(os.sep) and f"{os.sep}." not in text and os.sep * 2 not in text
+
+
 def absolute_path(path: str | Path) -> str:
     """`os.path.abspath`, without its normalisation for a path that needs none: a project's
     walk meets thousands, all absolute and normal already."""
     text = os.fspath(path)
-    if text.startswith(os.sep) and f"{os.sep}." not in text and os.sep * 2 not in text:
+    if _absolute_and_normal(text):
         return text.rstrip(os.sep) or os.sep
     return os.path.abspath(text)
+
+
+def real_path(path: str | Path) -> str:
+    """`os.path.realpath`, with each folder resolved once per command: realpath looks at every
+    component of every path, and a check asks for thousands of paths in a few hundred folders."""
+    text = os.fspath(path)
+    parent, name = os.path.split(text)
+    if not name or not _absolute_and_normal(text) or os.path.islink(text):
+        return os.path.realpath(text)
+    return os.path.join(_real_folder(parent), name)
+
+
+@per_session
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
 
 
 def git_work_tree(path: Path) -> Path | None:

@@ -26,7 +26,7 @@ from cfglint import files
 from cfglint.discover import is_base_file, walk_paths
 from cfglint.loader.lazy import read_base_modules, relative_module_path
 from cfglint.loader.source import CONFIG_SUFFIXES
-from cfglint.paths import git_work_tree
+from cfglint.paths import git_work_tree, real_path
 from cfglint.session import per_session
 from cfglint.settings import Settings, settings_for
 
@@ -43,7 +43,7 @@ _UNPLACED = re.compile(r"[:{}$~]")
 @per_session
 def real(path: Path) -> Path:
     """The path with symlinks resolved (a run asks for the same few thousand paths often)."""
-    return Path(os.path.realpath(path))
+    return Path(real_path(path))
 
 
 def project_root(path: Path) -> Path:
@@ -93,7 +93,6 @@ class InheritanceIndex:
         # What this run found in each file, for the next one (`known`).
         self.found = KnownReferences(time.time_ns(), {})
         # Strings, not pathlib, for the thousands of files and references of a project.
-        self._real_folders: dict[str, str] = {}
         self._resolutions: dict[tuple[str, str], str] = {}
         for path in walked.paths:
             if os.path.splitext(path)[1] not in CONFIG_SUFFIXES:
@@ -140,15 +139,7 @@ class InheritanceIndex:
         key = (folder, reference)
         resolved = self._resolutions.get(key)
         if resolved is None:
-            path = os.path.abspath(os.path.join(folder, reference))
-            if os.path.islink(path):
-                resolved = os.path.realpath(path)
-            else:
-                parent, name = os.path.split(path)
-                real_parent = self._real_folders.get(parent)
-                if real_parent is None:
-                    real_parent = self._real_folders[parent] = os.path.realpath(parent)
-                resolved = os.path.join(real_parent, name)
+            resolved = real_path(os.path.abspath(os.path.join(folder, reference)))
             self._resolutions[key] = resolved
         return resolved
 

@@ -215,9 +215,13 @@ class ProjectLaunchers:
             for launch in launcher.launches
         }
 
-    def relevant(self, configs: set[Path], named: set[Path]) -> list[LauncherFile]:
-        """The launchers to check, each with the launches that concern this check."""
+    def relevant(self, checked: Iterable[Path], named: set[Path]) -> list[LauncherFile]:
+        """The launchers to check, each with the launches that concern this check (`checked`:
+        the configs checked, resolved only when a launcher not named might launch one)."""
         chosen = list(self.named)
+        if not self.others:
+            return chosen
+        configs = {real(path) for path in checked}
         for launcher in self.others:
             launches = tuple(
                 launch

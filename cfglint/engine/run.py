@@ -307,7 +307,7 @@ def _run_check(
     named_files = {real(path) for path in discovered.named}
     launched = check_launches(
         launch_checker,
-        launchers.relevant({real(path) for path in taken}, named_files),
+        launchers.relevant(taken, named_files),
         [path for path, outcome in taken.items() if not outcome.fragment],
         lambda config: request.entries or settings_entries(settings_for(config)),
         lambda config: config in found_leaves,
