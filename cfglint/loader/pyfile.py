@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections import deque
+from collections.abc import Iterator
 from typing import Literal
 
 _STDLIB = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
@@ -18,11 +20,30 @@ def is_builtin_module(module: str) -> bool:
     return module.split(".")[0] in _STDLIB
 
 
-def config_style(tree: ast.Module, text: str) -> Literal["plain", "lazy", "bad-with"]:
+ConfigStyle = Literal["plain", "lazy", "bad-with"]
+
+# Where statements can be: every node MMEngine's walk below stops at is a statement.
+_HOLDS_STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _statements_breadth_first(tree: ast.Module) -> Iterator[ast.AST]:
+    """The nodes `ast.walk` yields that are statements, in its order, without walking into
+    expressions (most of a config; no statement is ever inside one): dropping the nodes below
+    no statement changes neither the depth nor the order of the rest."""
+    queue: deque[ast.AST] = deque([tree])
+    while queue:
+        node = queue.popleft()
+        queue.extend(
+            child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLDS_STATEMENTS)
+        )
+        yield node
+
+
+def config_style(tree: ast.Module, text: str) -> ConfigStyle:
     """MMEngine's ``Config._is_lazy_import``, walked in the same (breadth-first) order."""
     if "import" not in text and "with" not in text:
-        return "plain"  # nothing below can match: skip walking the whole tree
-    for node in ast.walk(tree):
+        return "plain"  # nothing below can match: skip walking the tree
+    for node in _statements_breadth_first(tree):
         if (
             isinstance(node, ast.Assign)
             and isinstance(node.targets[0], ast.Name)

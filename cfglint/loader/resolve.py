@@ -18,7 +18,7 @@ from cfglint.loader.datafile import DataFile, load_data_file, substitute_base_va
 from cfglint.loader.lazy import LazyModule
 from cfglint.loader.merge import apply_scope, merge_into
 from cfglint.loader.problems import LoadError, fail
-from cfglint.loader.pyfile import base_assignment, config_style
+from cfglint.loader.pyfile import ConfigStyle, base_assignment, config_style
 from cfglint.loader.rebase import RebasedEntries
 from cfglint.loader.source import SourceText, read_config_text
 from cfglint.loader.statements import StatementRunner
@@ -83,8 +83,8 @@ def resolve_file(
     is_leaf: bool,
 ) -> FileResolution:
     text = read_config_text(path)
-    tree = _py_tree(path, text, is_leaf) if path.suffix == ".py" else None
-    if tree is not None and config_style(tree, text) == "lazy":
+    tree, style = _py_tree(path, text, is_leaf) if path.suffix == ".py" else (None, "plain")
+    if tree is not None and style == "lazy":
         # MMEngine's lazy-import path: its own inheritance, no placeholders (lazy.py).
         module = parse_lazy(SourceText(path, text), tree)
         return FileResolution(module.config_root(path), module.files, lazy=True)
@@ -151,9 +151,9 @@ def _dunder(key: object) -> bool:
     return isinstance(key, str) and key.startswith("__")
 
 
-def _py_tree(path: Path, text: str, is_leaf: bool) -> ast.Module:
-    """A ``.py`` config's syntax tree, unless MMEngine refuses it: a ``with`` that is not
-    ``read_base()``, or a lazy-import config used as the ``_base_`` of a plain one."""
+def _py_tree(path: Path, text: str, is_leaf: bool) -> tuple[ast.Module, ConfigStyle]:
+    """A ``.py`` config's syntax tree and style, unless MMEngine refuses it: a ``with`` that is
+    not ``read_base()``, or a lazy-import config used as the ``_base_`` of a plain one."""
     tree = parse_py(path, text)
     style = config_style(tree, text)
     if style == "bad-with":
@@ -167,7 +167,7 @@ def _py_tree(path: Path, text: str, is_leaf: bool) -> ast.Module:
             "`_base_` of a plain config (MMEngine refuses the mix)",
             path,
         )
-    return tree
+    return tree, style
 
 
 def parse_py(path: Path, text: str) -> ast.Module:
