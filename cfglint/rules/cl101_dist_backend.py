@@ -45,9 +45,9 @@ RULE = Rule(
         "`init_dist` fails even earlier, at `torch.cuda.set_device` (CL102), so the entry point "
         "has to create the process group itself, and MMEngine then never reads "
         "`dist_cfg.backend`. The key still decides the backend wherever the entry point builds "
-        "the group from the config, as the T20 seeds' training script did "
-        "(`init_dist(launcher='pytorch', backend=cfg.env_cfg.dist_cfg.get('backend', 'eccl'))`; "
-        "seed 003), and the seeds switched to `dist_cfg=dict(backend='gloo')` for it. On "
+        "the group from the config, as training scripts ported to T20 servers do "
+        "(`init_dist(launcher='pytorch', backend=cfg.env_cfg.dist_cfg.get('backend', 'eccl'))`), "
+        "and those projects set `dist_cfg=dict(backend='gloo')` for it. On "
         "`cuda` the target asks for `nccl`: `gloo` runs there but sends GPU collectives through "
         "the host."
     ),

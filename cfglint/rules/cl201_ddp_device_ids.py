@@ -44,7 +44,7 @@ from cfglint.types import (
 
 CODE = "CL201"
 
-SEED_ERROR = (
+CPU_MODULE_DDP_ERROR = (
     "ValueError: DistributedDataParallel device_ids and output_device arguments only work "
     "with single-device/multiple-device GPU modules or CPU modules, but got device_ids [0], "
     "output_device None, and module parameters {device(type='cpu')}."
@@ -320,7 +320,7 @@ RULE = Rule(
         "`device_ids=None`: the default is applied with `setdefault`, so leaving the key out "
         "is not enough. "
         "PyTorch's DDP refuses device ids for a CPU module, on every rank:"
-        f"\n\n```\n{SEED_ERROR}\n```"
+        f"\n\n```\n{CPU_MODULE_DDP_ERROR}\n```"
     ),
     fix_doc=(
         "Adds `device_ids=None` to `model_wrapper_cfg`, or sets it to `None`. When the config has "

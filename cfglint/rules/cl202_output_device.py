@@ -53,12 +53,12 @@ RULE = Rule(
     ),
     why=(
         "The parameters are on the CPU there (see CL201). PyTorch's DDP checks "
-        "`if device_ids or output_device:` for a CPU module and raises the seeds' "
+        "`if device_ids or output_device:` for a CPU module and raises "
         "`ValueError: DistributedDataParallel device_ids and output_device arguments only work "
         "with single-device/multiple-device GPU modules or CPU modules ...` for any non-zero "
         "device. `output_device=0` gets through only because 0 is false: it names a GPU index, "
-        "which means nothing for a module on the CPU, and any other index fails. Seed 000 had "
-        "`device_ids=[0], output_device=0`; its error came from `device_ids` (CL201)."
+        "which means nothing for a module on the CPU, and any other index fails. A config with "
+        "`device_ids=[0], output_device=0` fails on `device_ids` (CL201)."
     ),
     fix_doc="Sets `output_device=None`.",
     fix_safety="DDP ignores the output device of a CPU module.",
