@@ -204,6 +204,12 @@ def settings_for(path: Path | None) -> Settings:
     return _settings_for(os.path.abspath(path if path is not None else cwd), cwd)
 
 
+def settings_for_file(path: Path) -> Settings:
+    """`settings_for` a path known to be a file (a config that was read): its folder's, with
+    no stat of the file itself (a check asks for each of thousands of configs, several times)."""
+    return settings_for(path.parent)
+
+
 # A check asks once per config and again per finding (8,000 times on the corpus): the answer
 # is remembered per path, and per folder on the way up, so that the configs of one folder cost
 # a stat each (is it a folder?) and the walk up is done once per folder.
@@ -254,7 +260,7 @@ def target_choice(config: Path, cli_target: str | None, text: str | None = None)
     if named is not None:
         name, line = named
         return TargetChoice(name, f"{config}:{line}: `# cfglint: target={name}`")
-    settings = settings_for(config)
+    settings = settings_for_file(config)
     pattern = settings.glob_pattern(config)
     if pattern is not None:
         name = settings.table.targets[pattern]

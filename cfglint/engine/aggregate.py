@@ -67,11 +67,12 @@ class Aggregator:
         reported at a file it shares with other configs."""
         assert outcome.target is not None
         config = outcome.path
-        read = tuple(dict.fromkeys(real(path) for path in outcome.files))
-        self._reads[real(config)] = read
-        self._sets[real(config)] = (outcome.target, outcome.keys)
+        real_config = real(config)
+        read = tuple(dict.fromkeys(map(real, outcome.files)))
+        self._reads[real_config] = read
+        self._sets[real_config] = (outcome.target, outcome.keys)
         for path in read:
-            self._readers.setdefault(path, set()).add(real(config))
+            self._readers.setdefault(path, set()).add(real_config)
         self._add_issues(config, outcome.target, outcome.issues, read)
 
     def add_findings(self, config: Path, target: str, findings: Iterable[Finding]) -> None:

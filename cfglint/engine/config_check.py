@@ -22,7 +22,7 @@ from cfglint.loader import Loader
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.base import Finding, Rule
 from cfglint.session import per_session
-from cfglint.settings import Settings, declared_choice, settings_for, target_choice
+from cfglint.settings import Settings, declared_choice, settings_for_file, target_choice
 from cfglint.targets import Target, TargetRegistry
 from cfglint.targets.registry import unknown_target
 from cfglint.types import LoadFailure, LoadResult, Notice, ResolvedConfig
@@ -121,7 +121,7 @@ class ConfigChecker:
 
     def rules_for(self, config: Path) -> tuple[Rule, ...]:
         # A rule that is not selected does not run, so it asks for no value (no CL906 for it).
-        settings = settings_for(config)
+        settings = settings_for_file(config)
         rules = self._rules.get(settings.source)
         if rules is None:  # the same for every config under one settings file
             chosen = selection(settings, self._select, self._ignore)
@@ -132,7 +132,7 @@ class ConfigChecker:
 
     def target_for(self, config: Path, named: bool) -> Target:
         """The config's target (a UserError, or a NoTargetError when it names none)."""
-        settings = settings_for(config)
+        settings = settings_for_file(config)
         return self.registries.for_config(config, self.cli_target, settings, named=named)
 
     def load(self, path: Path) -> LoadResult:

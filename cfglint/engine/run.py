@@ -29,7 +29,7 @@ from cfglint.loader import Loader
 from cfglint.notice import once
 from cfglint.paths import display_path
 from cfglint.rules.cl9xx_loader import WARNING_CODES
-from cfglint.settings import HOW_TO_SET_A_TARGET, settings_for
+from cfglint.settings import HOW_TO_SET_A_TARGET, settings_for, settings_for_file
 from cfglint.targets import Target
 from cfglint.types import (
     Discovered,
@@ -191,7 +191,7 @@ def _outcomes(
 
     def done(outcome: ConfigOutcome, named: bool) -> None:
         if cache is not None:
-            settings = settings_for(outcome.path)
+            settings = settings_for_file(outcome.path)
             depends = (
                 *checker.extra_reads(outcome.files),
                 *checker.registries.reads(settings),
@@ -309,7 +309,7 @@ def _run_check(
         launch_checker,
         launchers.relevant(taken, named_files),
         [path for path, outcome in taken.items() if not outcome.fragment],
-        lambda config: request.entries or settings_entries(settings_for(config)),
+        lambda config: request.entries or settings_entries(settings_for_file(config)),
         lambda config: config in found_leaves,
     )
     errors.extend(n for n in launched.notices if n.kind is NoticeKind.ERROR)

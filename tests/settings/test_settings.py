@@ -6,10 +6,10 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from cfglint import directives, globs
+from cfglint import directives, globs, session
 from cfglint.engine.selection import Selection
 from cfglint.errors import UserError
-from cfglint.settings import settings_for, target_name_for
+from cfglint.settings import settings_for, settings_for_file, target_name_for
 
 
 def _project(tmp_path: Path, table: str) -> Path:
@@ -44,6 +44,30 @@ def test_no_target_says_how_to_give_one(tmp_path: Path) -> None:
     config = _config(_project(tmp_path, "") / "configs" / "a.py")
     with pytest.raises(UserError, match=r"a\.py: no target for this config: pass --target NAME"):
         target_name_for(config, None)
+
+
+def test_the_nearest_settings_upwards_govern_a_file_and_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "project").mkdir()
+    root = _project(tmp_path / "project", 'default-target = "cuda"\n')
+    (root / "configs" / "t20" / "cfglint.toml").write_text('default-target = "t20-gcu"\n')
+    deep = _config(root / "configs" / "t20" / "smoke" / "a.py")
+    shallow = _config(root / "configs" / "b.py")
+    # A folder named like a config is a folder: its own settings govern what is inside.
+    (root / "configs" / "c.py").mkdir()
+    (root / "configs" / "c.py" / "cfglint.toml").write_text('default-target = "cpu"\n')
+    monkeypatch.chdir(root / "configs")
+    with session.command():
+        for _ in range(2):  # asked again: the remembered answers are the same
+            assert settings_for(deep).table.default_target == "t20-gcu"
+            assert settings_for_file(deep).table.default_target == "t20-gcu"
+            assert settings_for(shallow).table.default_target == "cuda"
+            assert settings_for_file(Path("b.py")).table.default_target == "cuda"
+            assert settings_for(Path("c.py")).table.default_target == "cpu"
+            assert settings_for(root / "configs" / "t20").table.default_target == "t20-gcu"
+            assert settings_for(tmp_path).table.default_target is None
+            assert settings_for(tmp_path).source is None
 
 
 def test_bad_settings_are_one_line_errors(tmp_path: Path) -> None:
