@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from cfglint.loader.scan import stored_items
 from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
+from cfglint.session import per_session
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode
 
 CODE = "CL403"
@@ -21,9 +22,7 @@ def _device_strings(root: DictNode) -> Iterator[tuple[str, ScalarNode]]:
     """Each `device`/`map_location` holding a CUDA device string, with its dotted key, in the
     order of the config's keys. The whole tree is scanned as stored (loader/scan.py); only a
     value found is taken from the tree itself, with the config's origin."""
-    found: list[tuple[object, ...]] = []
-    _cuda_keys(root, [], found)
-    for parts in found:
+    for parts in _cuda_keys(root, _walked()):
         node: ConfigNode = root
         for part in parts:
             if isinstance(node, DictNode):
@@ -34,27 +33,40 @@ def _device_strings(root: DictNode) -> Iterator[tuple[str, ScalarNode]]:
         yield ".".join(map(str, parts)), node
 
 
-def _cuda_keys(node: ConfigNode, parts: list[object], found: list[tuple[object, ...]]) -> None:
-    """The key paths below `node` (at `parts`) to a CUDA device string, into `found`."""
+_Paths = tuple[tuple[object, ...], ...]
+# A value as stored -> (the value, the key paths below it to a CUDA device string).
+_Walked = dict[int, tuple[ConfigNode, _Paths]]
+
+
+@per_session
+def _walked() -> _Walked:
+    """A base's values are stored once and reached by every config inheriting it (hundreds
+    share a model or a pipeline): each is walked once per command. The memo holds each value
+    itself, so that its id is never another's."""
+    return {}
+
+
+def _cuda_keys(node: DictNode | SequenceNode, walked: _Walked) -> _Paths:
+    """The key paths below `node` to a CUDA device string."""
+    found: list[tuple[object, ...]] = []
     if isinstance(node, DictNode):
         entries = node.entries
         # Most dicts are plain ones: their items need no help.
-        items = entries.items() if type(entries) is dict else stored_items(entries)
-        for key, child in items:
-            if isinstance(child, ScalarNode):
-                value = child.value
-                if key in DEVICE_KEYS and isinstance(value, str) and _CUDA.fullmatch(value):
-                    found.append((*parts, key))
-            elif isinstance(child, DictNode | SequenceNode):
-                parts.append(key)
-                _cuda_keys(child, parts, found)
-                parts.pop()
-    elif isinstance(node, SequenceNode):
-        for index, item in enumerate(node.items):
-            if isinstance(item, DictNode | SequenceNode):
-                parts.append(index)
-                _cuda_keys(item, parts, found)
-                parts.pop()
+        children = entries.items() if type(entries) is dict else stored_items(entries)
+    else:
+        children = enumerate(node.items)
+    for key, child in children:
+        if isinstance(child, ScalarNode):
+            value = child.value
+            if key in DEVICE_KEYS and isinstance(value, str) and _CUDA.fullmatch(value):
+                found.append((key,))
+        elif isinstance(child, DictNode | SequenceNode):
+            hit = walked.get(id(child))
+            if hit is None or hit[0] is not child:
+                hit = walked[id(child)] = (child, _cuda_keys(child, walked))
+            if hit[1]:
+                found.extend((key, *below) for below in hit[1])
+    return tuple(found)
 
 
 def _check(ctx: RuleContext) -> Iterator[Finding]:
