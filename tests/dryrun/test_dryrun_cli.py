@@ -283,7 +283,10 @@ def test_a_ci_cancel_through_timeout_reaps_every_rank_and_the_temporary_folder(
     tmp_path: Path,
 ) -> None:
     # What a CI runner does on cancel: SIGTERM to the command, here from coreutils' timeout.
-    parent = _start_hung_run(2, tmp_path, "timeout", "10")
+    # Its timer fires as a SIGALRM to itself; sent once every rank is up, the cancel comes
+    # without waiting out the time limit (which stays as a backstop).
+    parent = _start_hung_run(2, tmp_path, "timeout", "30")
+    os.kill(parent.pid, signal.SIGALRM)
     assert parent.wait(timeout=60) == 124
     assert worker_processes_for(CONFIGS / "hangs_while_building.py") == []
     assert list(tmp_path.glob("cfglint-dryrun-*")) == []
