@@ -122,11 +122,6 @@ def fixed_t20_on_a_terminal(tmp_path_factory: pytest.TempPathFactory) -> tuple[i
     )
 
 
-# The tests sharing `fixed_t20_on_a_terminal` go to one pytest-xdist worker, which runs it once.
-SHARED_TERMINAL_RUN = pytest.mark.xdist_group("dryrun-fixed-t20-on-a-terminal")
-
-
-@SHARED_TERMINAL_RUN
 def test_fixed_config_for_t20_exits_0_and_warns_that_training_would_run_on_cpu(
     fixed_t20_on_a_terminal: tuple[int, str, str],
 ) -> None:
@@ -146,7 +141,6 @@ def test_fixed_config_for_t20_exits_0_and_warns_that_training_would_run_on_cpu(
     assert "'gcu'" not in report.split("parameters:")[1].splitlines()[0]
 
 
-@SHARED_TERMINAL_RUN
 def test_progress_goes_to_a_terminal_on_stderr_and_stdout_keeps_only_the_report(
     fixed_t20_on_a_terminal: tuple[int, str, str],
 ) -> None:
