@@ -111,21 +111,43 @@ def test_fixed_config_for_cpu_wraps_on_every_rank_and_exits_0() -> None:
         assert "schema" not in rank
 
 
-def test_fixed_config_for_t20_exits_0_and_warns_that_training_would_run_on_cpu() -> None:
-    result = dryrun(FIXED, "--target", "t20-gcu")
-    assert result.exit_code == 0, result.stdout + result.stderr
-    for rank, block in rank_blocks(result.stdout).items():
+@pytest.fixture(scope="module")
+def fixed_t20_on_a_terminal(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str, str]:
+    """`cfglint dryrun FIXED --target t20-gcu > report.txt` typed at a terminal (two ranks),
+    for the report and for where the progress goes: the exit code, what the terminal showed
+    (stderr) and the report (stdout)."""
+    out = tmp_path_factory.mktemp("terminal") / "out.txt"
+    return run_cli_on_a_terminal(
+        "dryrun", FIXED, "--target", "t20-gcu", cwd=EXAMPLES, stdout_file=out
+    )
+
+
+def test_fixed_config_for_t20_exits_0_and_warns_that_training_would_run_on_cpu(
+    fixed_t20_on_a_terminal: tuple[int, str, str],
+) -> None:
+    exit_code, drawn, report = fixed_t20_on_a_terminal
+    assert exit_code == 0, report + drawn
+    for rank, block in rank_blocks(report).items():
         assert f"rank {rank} (LOCAL_RANK {rank}): wrapped" in block
         assert "parameters: {cpu}" in block
         assert "wrapper: MMDistributedDataParallel (device_ids=None, output_device=None)" in block
     assert (
         "warning: the parameters end on the CPU for target t20-gcu (device 'gcu'): "
         "training would run on the CPU"
-    ) in result.stdout
+    ) in report
     assert "without `torch_gcu.transfer_to_gcu` imported before mmengine it resolves 'cpu'" in (
-        result.stdout
+        report
     )
-    assert "'gcu'" not in result.stdout.split("parameters:")[1].splitlines()[0]
+    assert "'gcu'" not in report.split("parameters:")[1].splitlines()[0]
+
+
+def test_progress_goes_to_a_terminal_on_stderr_and_stdout_keeps_only_the_report(
+    fixed_t20_on_a_terminal: tuple[int, str, str],
+) -> None:
+    exit_code, drawn, report = fixed_t20_on_a_terminal
+    assert exit_code == 0, drawn + report
+    assert report.startswith(f"{FIXED}: dry run for target t20-gcu"), report[:200]
+    assert "dry run: ranks finished" in drawn
 
 
 def test_launcher_pytorch_reports_init_dist_failure_mapped_to_cl102() -> None:
@@ -283,7 +305,10 @@ def test_a_ci_cancel_through_timeout_reaps_every_rank_and_the_temporary_folder(
     tmp_path: Path,
 ) -> None:
     # What a CI runner does on cancel: SIGTERM to the command, here from coreutils' timeout.
-    parent = _start_hung_run(2, tmp_path, "timeout", "10")
+    # Its timer fires as a SIGALRM to itself; sent once every rank is up, the cancel comes
+    # without waiting out the time limit (which stays as a backstop).
+    parent = _start_hung_run(2, tmp_path, "timeout", "30")
+    os.kill(parent.pid, signal.SIGALRM)
     assert parent.wait(timeout=60) == 124
     assert worker_processes_for(CONFIGS / "hangs_while_building.py") == []
     assert list(tmp_path.glob("cfglint-dryrun-*")) == []
@@ -295,17 +320,6 @@ def test_ranks_die_with_a_killed_launcher(tmp_path: Path) -> None:
     parent.kill()  # SIGKILL: no handler of the launcher runs
     parent.wait(timeout=30)
     assert _gone(CONFIGS / "hangs_while_building.py", within_s=10)
-
-
-def test_progress_goes_to_a_terminal_on_stderr_and_stdout_keeps_only_the_report(
-    tmp_path: Path,
-) -> None:
-    exit_code, drawn, report = run_cli_on_a_terminal(
-        "dryrun", FIXED, "--target", "cpu", cwd=EXAMPLES, stdout_file=tmp_path / "out.txt"
-    )
-    assert exit_code == 0, drawn + report
-    assert report.startswith(f"{FIXED}: dry run for target cpu"), report[:200]
-    assert "dry run: ranks finished" in drawn
 
 
 def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> None:

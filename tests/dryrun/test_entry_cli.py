@@ -408,14 +408,17 @@ def _cmdline(pid: int) -> str:
 
 
 def test_a_hung_script_is_killed_at_the_timeout_and_reported(tmp_path: Path) -> None:
+    # The ranks mark the script's phase before running it, and the script is asleep within a
+    # second on an idle machine (it imports mmengine.config, not torch): 5 s leaves room for
+    # a loaded one.
     started = time.monotonic()
-    result = entry("hangs_before_runner.py", CONFIG, options=("--timeout", "12"))
+    result = entry("hangs_before_runner.py", CONFIG, options=("--timeout", "5"))
     assert time.monotonic() - started < 60
     assert result.exit_code == 1, result.stdout + result.stderr
     for rank in (0, 1):
         assert (
             f"rank {rank}: LOST: hung in script (the script's own code, before the Runner): "
-            "no result after 12 s (--timeout 12): killed"
+            "no result after 5 s (--timeout 5): killed"
         ) in result.stdout
     assert probe_processes_for("hangs_before_runner.py") == []
 

@@ -91,7 +91,10 @@ def project(tmp_path: Path, env: dict[str, str], hooks_repo: tuple[Path, str]) -
     unsafe: this team ignores both in the hook arguments, the way a user narrows a hook, so that
     fixing everything else leaves a clean tree.
     """
-    root = tmp_path / "project"
+    return _new_project(tmp_path / "project", env, hooks_repo)
+
+
+def _new_project(root: Path, env: dict[str, str], hooks_repo: tuple[Path, str]) -> Path:
     shutil.copytree(EXAMPLES, root)
     _write_config(root, hooks_repo, ("cfglint-fix", "cfglint"))
     _git(root, env, "init", "-q")
@@ -142,15 +145,25 @@ def test_fix_hook_rewrites_the_files_and_the_next_run_passes(
     assert "Passed" in again.output and "Failed" not in again.output
 
 
-@pytest.fixture
-def clean_project(project: Path, env: dict[str, str], hooks_repo: tuple[Path, str]) -> Path:
-    """The project fixed, committed, and checked (not fixed) by the git hook on every commit."""
+@pytest.fixture(scope="module")
+def clean_project_built(
+    tmp_path_factory: pytest.TempPathFactory, env: dict[str, str], hooks_repo: tuple[Path, str]
+) -> Path:
+    """The project fixed, committed, and checked (not fixed) by the git hook on every commit;
+    built once (a pre-commit run, a commit, the hook installed), for `clean_project` to copy."""
+    project = _new_project(tmp_path_factory.mktemp("clean") / "project", env, hooks_repo)
     _run(_pre_commit("run", "cfglint-fix", "--all-files"), project, env)
     _write_config(project, hooks_repo, ("cfglint",))
     _git(project, env, "commit", "-q", "-a", "-m", "fixed", "--no-verify")
     installed = _run(_pre_commit("install"), project, env)
     assert installed.exit_code == 0, installed.output
     return project
+
+
+@pytest.fixture
+def clean_project(clean_project_built: Path, tmp_path: Path) -> Path:
+    """A copy of the clean project, its git repository and hook included, for one test."""
+    return Path(shutil.copytree(clean_project_built, tmp_path / "project", symlinks=True))
 
 
 def _commit(project: Path, env: dict[str, str], *paths: str) -> Run:
