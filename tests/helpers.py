@@ -200,7 +200,7 @@ def mmengine_values(config: Path, *keys: str) -> list[object]:
         [sys.executable, "-c", script, str(config), *keys],
         capture_output=True,
         text=True,
-        check=True,
+        check=True, timeout=300,
     )
     loaded = json.loads(completed.stdout)
     assert isinstance(loaded, list)

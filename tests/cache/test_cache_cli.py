@@ -256,7 +256,9 @@ def test_two_runs_at_once_both_print_the_right_result(tree: Path) -> None:
         stdout, stderr = process.communicate(timeout=600)
         assert CliResult(process.returncode, stdout.decode(), stderr.decode()) == expected
     assert len(_entries(tree)) == 1
-    again = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
+    again = subprocess.run(
+        command, cwd=tree, capture_output=True, text=True, check=False, timeout=300
+    )
     assert CliResult(again.returncode, again.stdout, again.stderr) == expected
 
 

@@ -159,7 +159,7 @@ def test_mmengine_loads_the_fixed_leaves_with_the_target_values(examples: Path) 
         cwd=examples,
         capture_output=True,
         text=True,
-        check=True,
+        check=True, timeout=300,
     )
     loaded = json.loads(completed.stdout)
     for leaf in leaves:

@@ -54,9 +54,7 @@ def heavy_imports(*args: str, cwd: Path | None = None) -> list[str]:
     return [line for line in completed.stderr.splitlines() if line.strip()]
 
 
-@pytest.mark.parametrize(
-    "args", [("--version",), ("-V",), ("check", "--help"), ("fix", "--help")]
-)
+@pytest.mark.parametrize("args", [("--version",), ("-V",), ("check", "--help"), ("fix", "--help")])
 def test_version_and_help_import_nothing_heavy(args: tuple[str, ...]) -> None:
     assert heavy_imports(*args) == []
 
@@ -71,7 +69,11 @@ def test_a_cached_check_imports_nothing_heavy(tmp_path: Path) -> None:
 
 def test_the_version_is_printed() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "cfglint", "--version"], capture_output=True, text=True, check=False
+        [sys.executable, "-m", "cfglint", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
     )
     assert (completed.returncode, completed.stdout) == (0, f"cfglint {__version__}\n")
 

@@ -44,9 +44,9 @@ def test_git_applies_the_diff_and_gets_what_fix_writes(tmp_path: Path) -> None:
     fixed = write_tree(tmp_path / "fixed", {"pyproject.toml": SETTINGS, "b.py": NO_FINAL_NEWLINE})
     patch = tmp_path / "fix.patch"
     patch.write_text(run_cli("check", "--diff", cwd=applied).stdout)
-    subprocess.run(["git", "init", "-q", "."], cwd=applied, check=True)
-    subprocess.run(["git", "apply", "--check", str(patch)], cwd=applied, check=True)
-    subprocess.run(["git", "apply", str(patch)], cwd=applied, check=True)
+    subprocess.run(["git", "init", "-q", "."], cwd=applied, check=True, timeout=300)
+    subprocess.run(["git", "apply", "--check", str(patch)], cwd=applied, check=True, timeout=300)
+    subprocess.run(["git", "apply", str(patch)], cwd=applied, check=True, timeout=300)
     assert run_cli("fix", cwd=fixed).exit_code == 0
     assert (applied / "b.py").read_bytes() == (fixed / "b.py").read_bytes()
 

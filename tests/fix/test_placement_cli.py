@@ -368,7 +368,7 @@ def test_a_named_base_without_settings_is_not_its_own_inheritor(
         tmp_path,
         {"configs/_base_/rt.py": RUNTIME, "configs/gcu/g1.py": LEAF, "configs/gcu/g2.py": LEAF},
     )
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, timeout=300)
     before = snapshot(tmp_path)
     result = run_cli(
         "fix",

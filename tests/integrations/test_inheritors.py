@@ -154,7 +154,7 @@ def test_a_shared_fragment_outside_base_folders_brings_in_its_users(tmp_path: Pa
 def _git_init(root: Path) -> None:
     if shutil.which("git") is None:
         pytest.skip("needs git")
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=300)
 
 
 def test_without_settings_the_project_is_the_git_work_tree(tmp_path: Path) -> None:

@@ -26,6 +26,6 @@ def test_resolving_imports_no_ml_stack() -> None:
         capture_output=True,
         text=True,
         check=True,
-        cwd=Path(config).parent,
+        cwd=Path(config).parent, timeout=300,
     )
     assert completed.stdout.strip() == "[]"

@@ -32,7 +32,7 @@ def repository(tmp_path: Path) -> Path:
         pytest.skip("needs git")
     root = tmp_path / "repository"
     shutil.copytree(EXAMPLES, root)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, timeout=300)
     return root
 
 

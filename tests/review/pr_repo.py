@@ -34,7 +34,7 @@ def git(repo: Path, *args: str) -> str:
         env={**os.environ, **GIT_ENV},
         capture_output=True,
         text=True,
-        check=True,
+        check=True, timeout=300,
     )
     return completed.stdout
 

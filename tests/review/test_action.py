@@ -50,7 +50,7 @@ def test_the_script_builds_a_command_the_cli_accepts(tmp_path: Path) -> None:
         "INPUT_POST_FROM": "",
     }
     out = subprocess.run(
-        ["bash", "-c", script], env=env, capture_output=True, text=True, check=True
+        ["bash", "-c", script], env=env, capture_output=True, text=True, check=True, timeout=300
     ).stdout
     argv = out.splitlines()
     assert argv == shlex.split(

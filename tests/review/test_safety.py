@@ -71,7 +71,7 @@ def test_the_light_core_reviews_without_httpx(tmp_path: Path) -> None:
             env=env,
             capture_output=True,
             text=True,
-            check=False,
+            check=False, timeout=300,
         )
 
     dry = run("--dry-run")
