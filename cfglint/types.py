@@ -21,12 +21,31 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Literal, NamedTuple, TypeAlias
+from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
 from cfglint.notice import Notice as Notice
 from cfglint.notice import NoticeKind as NoticeKind
+
+_Record = TypeVar("_Record", bound=type)
+
+
+def pickled_by_fields(cls: _Record) -> _Record:
+    """A frozen dataclass pickled as its class and its fields' values, rebuilt through its own
+    `__init__`: for the values each worker process sends back for every config (and the result
+    cache stores), by the thousand. The dataclass default rebuilds through a `__setstate__` that
+    looks the fields up again for every object (the corpus's outcomes for t20-gcu, 1.5 MB:
+    decoded in 0.047 s this way, 0.067 s that way)."""
+    names = tuple(item.name for item in fields(cls) if item.init)
+    if len(names) != len(fields(cls)) or any(item.kw_only for item in fields(cls)):
+        raise TypeError(f"{cls.__name__}: every field must be a positional `__init__` argument")
+
+    def __reduce__(self: object) -> tuple[type, tuple[object, ...]]:
+        return cls, tuple([getattr(self, name) for name in names])
+
+    cls.__reduce__ = __reduce__  # type: ignore[assignment]
+    return cls
 
 
 class Span(NamedTuple):
@@ -473,6 +492,7 @@ class _Removal:
 REMOVE = _Removal()
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class KeyChange:
     """Set ``key`` (a dotted path from the config root) to a literal value, or remove it."""
@@ -508,6 +528,7 @@ class ResolvedKeys:
         return ResolvedKeys(self.present | other.present, self.dicts | other.dicts)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class FixIntent:
     """What a fix means, independent of which file it lands in.

@@ -18,9 +18,10 @@ from typing import Protocol
 
 from cfglint import files
 from cfglint.rules.base import Finding
-from cfglint.types import FixIntent, LoadProblem, Notice, Severity, Span
+from cfglint.types import FixIntent, LoadProblem, Notice, Severity, Span, pickled_by_fields
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Issue:
     """A finding of one config, with its place taken from the tree."""
@@ -61,6 +62,7 @@ def issue_of(finding: Finding, leaf_fix: bool = False) -> Issue:
     )
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class ConfigOutcome:
     """What checking one config on its own gave. A config a launch covers is checked again
