@@ -24,8 +24,8 @@ from typing import ClassVar
 from cfglint.launch import environ
 from cfglint.launch.environ import EnvironHandle
 from cfglint.launch.functions import MAX_CALL_DEPTH, Return, ScriptFunction, bind_arguments
+from cfglint.launch.known_names import MMENGINE_PACKAGES
 from cfglint.launch.script_objects import (
-    MMENGINE_PACKAGES,
     NamespaceHandle,
     ParserHandle,
     RunnerHandle,

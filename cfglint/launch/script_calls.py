@@ -30,8 +30,7 @@ from cfglint.launch.environ import EnvironHandle
 from cfglint.launch.functions import ScriptFunction, entries
 from cfglint.launch.functions import entries as functions_entries
 from cfglint.launch.interpreter import ConfigFailed, PathEnd, ScriptStatements
-from cfglint.launch.merge_options import merge_from_dict
-from cfglint.launch.script_objects import (
+from cfglint.launch.known_names import (
     CONFIG_CLASSES,
     CONFIG_DICT_CLASSES,
     CUDA_QUERIES,
@@ -43,12 +42,15 @@ from cfglint.launch.script_objects import (
     INIT_PROCESS_GROUP,
     IS_INITIALIZED,
     RUNNER_CLASSES,
+    is_runner_from_cfg,
+    is_runners_build,
+)
+from cfglint.launch.merge_options import merge_from_dict
+from cfglint.launch.script_objects import (
     NamespaceHandle,
     ParserHandle,
     RunnerHandle,
     WrapperHandle,
-    is_runner_from_cfg,
-    is_runners_build,
 )
 from cfglint.loader.builtins_table import BUILTIN_NAMES
 from cfglint.loader.calls import Arguments, call_arguments, dispatch_call

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from cfglint.launch.script_objects import MMENGINE_PACKAGES
+from cfglint.launch.known_names import MMENGINE_PACKAGES
 from cfglint.types import LaunchWorld, Origin, ScriptEvent, ScriptEventKind, Span, UnknownNode
 
 
