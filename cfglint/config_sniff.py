@@ -77,14 +77,19 @@ __all__ = ["CONFIG_SUFFIXES", "looks_like_config"]
 
 
 class _LineStart:
-    """A pattern anchored at the start of a line, `^` under re.MULTILINE, found faster."""
+    """A pattern anchored at the start of a line, `^` under re.MULTILINE, found faster;
+    compiled when first needed (a run that walks no folder sniffs nothing)."""
 
     def __init__(self, pattern: str) -> None:
-        self._at_start = re.compile(pattern)
-        self._after_newline = re.compile(rf"\n(?:{pattern})")
+        self._pattern = pattern
+        self._compiled: tuple[re.Pattern[str], re.Pattern[str]] | None = None
 
     def search(self, text: str) -> bool:
-        return bool(self._at_start.match(text) or self._after_newline.search(text))
+        if self._compiled is None:
+            pattern = self._pattern
+            self._compiled = (re.compile(pattern), re.compile(rf"\n(?:{pattern})"))
+        at_start, after_newline = self._compiled
+        return bool(at_start.match(text) or after_newline.search(text))
 
 
 _PY_ASSIGNMENT_LINE = _LineStart(_PY_ASSIGNMENT)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-import string
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -218,6 +217,8 @@ def _check_template(template: str | bytes | bytearray, arguments: list[object]) 
     longest argument (a field may name any argument, and name it again: `{0}{0}{0}`)."""
     if not isinstance(template, str):
         return
+    import string  # here: a config rarely calls `.format`, and `string` compiles a pattern
+
     try:
         fields = list(string.Formatter().parse(template))
     except ValueError:
