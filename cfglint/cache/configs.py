@@ -31,6 +31,7 @@ from types import TracebackType
 from cfglint import __version__, files
 from cfglint.cache.index import IndexStore
 from cfglint.cache.inputs import SETTINGS_NAMES
+from cfglint.cache.key import CODE_PACKAGE, code_stamp
 from cfglint.cache.store import Store
 from cfglint.engine.outcome import ConfigOutcome
 from cfglint.loader.bases import SCOPE_PACKAGES
@@ -278,6 +279,7 @@ def _run_key(options: Sequence[object]) -> str:
     parts = {
         "format": FORMAT,
         "version": __version__,
+        "code": code_stamp(CODE_PACKAGE),
         "python": sys.version,
         "cwd": os.getcwd(),
         "path": sys.path,

@@ -14,7 +14,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, CliResult
+from helpers import EXAMPLES, REPO_ROOT, CliResult
+
+from cfglint import session
+from cfglint.cache.key import code_stamp
 
 # Runs the command line in a subprocess and writes, beside its output, whether the check
 # pipeline was imported: a replayed result never imports it.
@@ -321,3 +324,44 @@ def test_a_replayed_run_writes_the_output_file_too(tree: Path) -> None:
     second, how = run(tree, "check", "--output-file", str(report))
     assert (how, second.stdout, second.exit_code) == ("replayed", "", first.exit_code)
     assert report.read_text(encoding="utf-8") == written
+
+
+def test_other_cfglint_code_of_the_same_version_checks_again(tree: Path, tmp_path: Path) -> None:
+    """A checkout, or a reinstall from another commit, keeps the version number: what the old
+    code printed is not replayed by the new. Here the new code changes a rule's message."""
+    code = tmp_path / "code"
+    shutil.copytree(
+        REPO_ROOT / "cfglint", code / "cfglint", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copytree(REPO_ROOT / "schemas", code / "cfglint" / "schemas")  # as a wheel has them
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    first, how = run(tree, "check", env=env)
+    assert how == "checked" and "which does not work on the target" in first.stdout
+    assert run(tree, "check", env=env) == (first, "replayed")
+    rule = code / "cfglint" / "rules" / "cl101_dist_backend.py"
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.replace("which does not work on", "which fails on"), encoding="utf-8")
+    changed, how = run(tree, "check", env=env)
+    assert how == "checked" and "which fails on the target" in changed.stdout
+    assert run(tree, "check", env=env) == (changed, "replayed")
+
+
+def test_the_code_stamp_follows_modules_not_byte_code(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "sub" / "__pycache__").mkdir(parents=True)
+    (package / "a.py").write_text("x = 1\n")
+    (package / "sub" / "b.py").write_text("y = 2\n")
+    with session.command():
+        before = code_stamp(str(package))
+    (package / "sub" / "__pycache__" / "b.cpython-311.pyc").write_bytes(b"\0")
+    (package / "notes.txt").write_text("not code\n")
+    with session.command():
+        assert code_stamp(str(package)) == before
+    (package / "sub" / "b.py").write_text("y = 3\n")
+    os.utime(package / "sub" / "b.py", ns=(1, 1))  # the same size: the time tells
+    with session.command():
+        edited = code_stamp(str(package))
+    assert edited != before
+    (package / "sub" / "c.py").write_text("")
+    with session.command():
+        assert code_stamp(str(package)) not in (before, edited)
