@@ -10,6 +10,7 @@ from pathlib import Path
 from cfglint.codes import UNREADABLE_CONFIG
 from cfglint.config_sniff import CONFIG_SUFFIXES, looks_like_config
 from cfglint.files import UnreadableFileError, is_dir, read_text_capped, regular_file_status
+from cfglint.paths import suffix_of
 from cfglint.settings import default_excluded, settings_for
 from cfglint.types import Discovered, LoadProblem, Span
 
@@ -73,13 +74,6 @@ def _empty_package_marker(path: Path) -> bool:
     return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
-def _suffix(path: str) -> str:
-    """`Path(path).suffix`, for a string: the walk meets every file of the tree."""
-    name = os.path.basename(path)
-    dot = name.rfind(".")
-    return name[dot:] if 0 < dot < len(name) - 1 else ""
-
-
 def _walk(
     folder: Path, problems: list[LoadProblem], skipped: list[Path]
 ) -> Iterator[tuple[Path, bool]]:
@@ -94,7 +88,7 @@ def _walk(
         problems.append(LoadProblem(UNREADABLE_CONFIG, message, Span(path, 1, 1, 1, 1)))
 
     for walked in walk_paths(folder, unreadable=unreadable):
-        suffix = _suffix(walked)
+        suffix = suffix_of(walked)
         if suffix == LAUNCHER_SUFFIX:
             yield Path(walked), True
             continue

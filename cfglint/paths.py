@@ -20,6 +20,14 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
         return absolute.as_posix()
 
 
+def suffix_of(path: str) -> str:
+    """`Path(path).suffix` for a string: a project's walk meets every file of the tree, and a
+    pathlib object per file costs more than the walk."""
+    name = os.path.basename(path)
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
 def _absolute_and_normal(text: str) -> bool:
     return text.startswith(os.sep) and f"{os.sep}." not in text and os.sep * 2 not in text
 

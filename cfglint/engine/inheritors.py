@@ -26,7 +26,7 @@ from cfglint import files
 from cfglint.discover import is_base_file, walk_paths
 from cfglint.loader.lazy import read_base_modules, relative_module_path
 from cfglint.loader.source import CONFIG_SUFFIXES
-from cfglint.paths import git_work_tree, real_path
+from cfglint.paths import git_work_tree, real_path, suffix_of
 from cfglint.session import per_session
 from cfglint.settings import Settings, settings_for
 
@@ -95,7 +95,7 @@ class InheritanceIndex:
         # Strings, not pathlib, for the thousands of files and references of a project.
         self._resolutions: dict[tuple[str, str], str] = {}
         for path in walked.paths:
-            if os.path.splitext(path)[1] not in CONFIG_SUFFIXES:
+            if suffix_of(path) not in CONFIG_SUFFIXES:
                 continue
             references = self._references(path, known)
             if not references:
@@ -157,7 +157,7 @@ class InheritanceIndex:
             mentioning = (*self._by_path.get(current, ()), *self._by_name.get(name, ()))
             for mentioned_in in mentioning:
                 config = Path(mentioned_in)
-                key = str(_real_file(config))
+                key = str(real(config))
                 if key in seen:
                     continue
                 seen.add(key)
@@ -180,14 +180,6 @@ class InheritanceIndex:
                     path
                 )
         return self._checkable[path]
-
-
-@per_session
-def _real_file(path: Path) -> Path:
-    # Folders are resolved once each (cached); only a symlinked file needs its own resolution.
-    if os.path.islink(path):
-        return real(path)
-    return real(path.parent) / path.name
 
 
 def _references_in(data: bytes, python: bool) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from cfglint.engine.inheritors import InheritanceIndexes, project_root, real
 from cfglint.errors import UserError
 from cfglint.loader import Loader
 from cfglint.loader.source import CONFIG_SUFFIXES
-from cfglint.paths import display_path
+from cfglint.paths import display_path, suffix_of
 from cfglint.rules.base import Rule
 from cfglint.settings import Settings, settings_for
 from cfglint.targets import Target
@@ -245,10 +245,10 @@ def read_launchers(
     others: list[LauncherFile] = []
     for root in dict.fromkeys(project_root(path) for path in paths):
         for found in indexes.walk(root).paths:
-            if not found.endswith(LAUNCHER_SUFFIX):
+            if suffix_of(found) != LAUNCHER_SUFFIX:
                 continue
             path = Path(found)
-            if path.suffix == LAUNCHER_SUFFIX and real(path) not in seen:
+            if real(path) not in seen:
                 seen.add(real(path))
                 others.append(_read_launcher(path, root))
     return ProjectLaunchers(tuple(named), tuple(others))

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cfglint import session
-from cfglint.paths import absolute_path, real_path
+from cfglint.paths import absolute_path, real_path, suffix_of
 
 
 @pytest.fixture
@@ -67,3 +67,11 @@ def test_absolute_path_is_abspath_for_every_spelling(
     monkeypatch.chdir(tree)
     for spelling in [*spellings(tree), "./a/../b.py", "a//b/./c.py", str(tree) + "/x/../y.py"]:
         assert absolute_path(spelling) == os.path.abspath(spelling), spelling
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["a.py", "/x/a.tar.gz", "/x/.py", "/x/..sh", "/x/a.", "/x/noext", "/x.d/a", "a.SH", "/", ""],
+)
+def test_suffix_of_is_pathlibs_suffix(path: str) -> None:
+    assert suffix_of(path) == Path(path).suffix
