@@ -21,6 +21,7 @@ from cfglint.errors import UserError
 from cfglint.strict_model import Location, ReadError
 from cfglint.targets.catalogue import catalogue_problem
 from cfglint.targets.model import ExamplesPolicy, KeyPolicy, TargetFile
+from cfglint.targets.prepared import PreparedTargets
 from cfglint.types import HostFacts
 
 
@@ -59,16 +60,20 @@ class Target:
         return None
 
 
-def read_raw(path: Path, *, shipped: bool = False) -> RawTarget:
-    """A target file as YAML data: a shipped one (schemas/) read fast, a project's own with
-    line numbers."""
+def read_raw(
+    path: Path, *, shipped: bool = False, prepared: PreparedTargets | None = None
+) -> RawTarget:
+    """A target file as YAML data: a shipped one (schemas/) read fast (from `prepared` while it
+    holds the file's text), a project's own with line numbers."""
     try:
         text = files.read_text_capped(path, translate_newlines=True)
     except files.UnreadableFileError as error:
         raise UserError(f"{path}: cannot read target file: {error.reason}") from error
     except (OSError, UnicodeDecodeError) as error:
         raise UserError(f"{path}: cannot read target file: {error}") from error
-    data = parse_fast(path, text) if shipped else parse_round_trip(path, text)
+    data = prepared.data_for(path, text) if prepared is not None else None
+    if data is None:
+        data = parse_fast(path, text) if shipped else parse_round_trip(path, text)
     if not isinstance(data, Mapping):
         raise UserError(f"{path}:1: a target file must be a mapping with `name`, `device`, `keys`")
     return RawTarget(path, text, data)

@@ -17,6 +17,7 @@ from cfglint.targets.load import (
     validate,
 )
 from cfglint.targets.model import TargetFile
+from cfglint.targets.prepared import PreparedTargets
 from cfglint.types import HostFacts, VendorImport
 
 
@@ -34,8 +35,10 @@ class TargetRegistry:
 
     def __init__(self, extra_files: Sequence[Path] = ()) -> None:
         self._raw: dict[str, RawTarget] = {}
-        for path in sorted(shipped_targets_dir().glob("*.yaml")):
-            self._add(read_raw(path, shipped=True))
+        shipped = shipped_targets_dir()
+        prepared = PreparedTargets.read(shipped)
+        for path in sorted(shipped.glob("*.yaml")):
+            self._add(read_raw(path, shipped=True, prepared=prepared))
         for path in extra_files:
             self._add(read_raw(path))
         self._built: dict[str, Target] = {}
