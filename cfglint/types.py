@@ -531,6 +531,17 @@ class ResolvedKeys:
 
 @pickled_by_fields
 @dataclass(frozen=True, slots=True)
+class LeafOverride:
+    """A fix written as an override in the config itself (engine/leaf_override.py), worked out
+    by the config's own check while its tree was at hand: fix placement then needs no tree to
+    place it there (a `--output-format json` run places every fix of every config)."""
+
+    changes: tuple[KeyChange, ...]
+    resolved: ResolvedKeys | None = None  # for a lazy-import config, as FileChanges.resolved
+
+
+@pickled_by_fields
+@dataclass(frozen=True, slots=True)
 class FixIntent:
     """What a fix means, independent of which file it lands in.
 

@@ -52,6 +52,8 @@ _ALLOWED = frozenset(
         ("cfglint.types", "Applicability"),
         ("cfglint.types", "FixIntent"),
         ("cfglint.types", "KeyChange"),
+        ("cfglint.types", "LeafOverride"),
+        ("cfglint.types", "ResolvedKeys"),
         ("cfglint.types", "LoadProblem"),
         ("cfglint.types", "Span"),
         ("cfglint.types", "SpanChange"),

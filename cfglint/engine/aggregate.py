@@ -16,7 +16,7 @@ from cfglint.engine.outcome import ConfigOutcome, Issue, issue_of
 from cfglint.reprs import exact_repr
 from cfglint.rules.base import Finding
 from cfglint.settings import installed_code
-from cfglint.types import FixIntent, LoadProblem, Severity, Span, Violation
+from cfglint.types import FixIntent, LeafOverride, LoadProblem, Severity, Span, Violation
 
 
 @dataclass
@@ -33,13 +33,18 @@ class _Group:
     configs: dict[Path, None] = field(default_factory=dict)
     # Every config's own check found an override in the config carrying this fix.
     leaf_fix: bool = True
+    # Those overrides, per config whose check found one for this fix.
+    overrides: dict[Path, LeafOverride] = field(default_factory=dict)
 
     def take(self, config: Path, issue: Issue) -> None:
         self.key = issue.key
         self.severity = issue.severity
         if self.fix_intent is None:
             self.fix_intent = issue.fix
-        self.leaf_fix = self.leaf_fix and issue.leaf_fix and issue.fix == self.fix_intent
+        same_fix = issue.fix == self.fix_intent
+        self.leaf_fix = self.leaf_fix and issue.leaf_fix and same_fix
+        if issue.leaf_override is not None and same_fix:
+            self.overrides[config] = issue.leaf_override
         self.configs[config] = None
 
 
@@ -177,6 +182,15 @@ class Aggregator:
             for identity, group in self._groups.items()
             if group.leaf_fix and group.fix_intent is not None
         )
+
+    def leaf_overrides(self) -> dict[ViolationKey, dict[Path, LeafOverride]]:
+        """Per violation (as `leaf_fixes`), the override each config's own check found for
+        its fix in the config itself, by config."""
+        return {
+            identity: group.overrides
+            for identity, group in self._groups.items()
+            if group.overrides and group.fix_intent is not None
+        }
 
 
 def violation_key(violation: Violation) -> ViolationKey:

@@ -25,7 +25,7 @@ from cfglint.session import per_session
 from cfglint.settings import Settings, declared_choice, settings_for_file, target_choice
 from cfglint.targets import Target, TargetRegistry
 from cfglint.targets.registry import unknown_target
-from cfglint.types import LoadFailure, LoadResult, Notice, ResolvedConfig
+from cfglint.types import LeafOverride, LoadFailure, LoadResult, Notice, ResolvedConfig
 
 
 class Registries:
@@ -190,14 +190,16 @@ class ConfigChecker:
                 keys=keys,
                 target=target.name,
             )
-        issues = tuple(issue_of(finding, self._leaf_fix(result, finding)) for finding in findings)
+        issues = tuple(
+            issue_of(finding, self._leaf_override(result, finding)) for finding in findings
+        )
         return ConfigOutcome(path, result.files, True, keys=keys, target=target.name, issues=issues)
 
-    def _leaf_fix(self, config: ResolvedConfig, finding: Finding) -> bool:
+    def _leaf_override(self, config: ResolvedConfig, finding: Finding) -> LeafOverride | None:
         intent = finding.fix
         if intent is None or intent.placed_in is not None:
-            return False
+            return None
         try:
-            return self._overrides.placeable(config, intent)
-        except Exception:  # fix placement itself decides, and reports, what went wrong
-            return False
+            return self._overrides.override(config, intent)
+        except Exception:  # not placeable there; fix placement decides, and reports, why
+            return None

@@ -21,7 +21,9 @@ from cfglint.types import (
     DictNode,
     FixIntent,
     KeyChange,
+    LeafOverride,
     ResolvedConfig,
+    ResolvedKeys,
     UnknownNode,
     UnknownValueError,
     to_python,
@@ -46,12 +48,11 @@ class LeafOverrides:
             adjusted for change in intent.changes for adjusted in self._leaf_changes(config, change)
         )
 
-    def placeable(self, config: ResolvedConfig, intent: FixIntent) -> bool:
-        try:
-            self.changes(config, intent)
-        except NotPlaceable:
-            return False
-        return True
+    def override(self, config: ResolvedConfig, intent: FixIntent) -> LeafOverride:
+        """The changes, with the keys a lazy-import config resolves to on their way (its
+        fixer writes into what exists and cannot look it up itself); NotPlaceable: none."""
+        changes = self.changes(config, intent)
+        return LeafOverride(changes, resolved_keys(config, changes) if config.lazy else None)
 
     def _leaf_changes(self, config: ResolvedConfig, change: KeyChange) -> list[KeyChange]:
         """The change as the leaf must write it to override what its bases set."""
@@ -116,6 +117,30 @@ class LeafOverrides:
             if self._base_keys[cache_key]:
                 return True
         return False
+
+
+def resolved_keys(config: ResolvedConfig, changes: tuple[KeyChange, ...]) -> ResolvedKeys:
+    """The keys on the way to each change (and, for a dict value, under it) the config has."""
+    present: set[tuple[str, ...]] = set()
+    dicts: set[tuple[str, ...]] = set()
+
+    def visit(key: tuple[str, ...], value: object) -> None:
+        for depth in range(1, len(key) + 1):
+            prefix = key[:depth]
+            node = config.get(prefix)
+            if node is None:
+                return
+            present.add(prefix)
+            if not isinstance(node, DictNode):
+                return
+            dicts.add(prefix)
+        if isinstance(value, dict):
+            for sub_key, sub_value in value.items():
+                visit((*key, str(sub_key)), sub_value)
+
+    for change in changes:
+        visit(change.key, change.value)
+    return ResolvedKeys(frozenset(present), frozenset(dicts))
 
 
 def _lazy_leaf_changes(config: ResolvedConfig, change: KeyChange) -> list[KeyChange]:

@@ -18,7 +18,15 @@ from typing import Protocol
 
 from cfglint import files
 from cfglint.rules.base import Finding
-from cfglint.types import FixIntent, LoadProblem, Notice, Severity, Span, pickled_by_fields
+from cfglint.types import (
+    FixIntent,
+    LeafOverride,
+    LoadProblem,
+    Notice,
+    Severity,
+    Span,
+    pickled_by_fields,
+)
 
 
 @pickled_by_fields
@@ -36,12 +44,17 @@ class Issue:
     fix: FixIntent | None = None
     needed_by: str | None = None  # as Finding.needed_by
     severity: Severity = "error"
-    # An override in the config itself carries the fix (engine/leaf_override.py): known here,
-    # while the tree is at hand, so that the report's `[*]` needs no tree.
-    leaf_fix: bool = False
+    # The override in the config itself that carries the fix (engine/leaf_override.py), None
+    # when there is none: worked out here, while the tree is at hand, so that neither the
+    # report's `[*]` nor fix placement needs the tree again.
+    leaf_override: LeafOverride | None = None
+
+    @property
+    def leaf_fix(self) -> bool:
+        return self.leaf_override is not None
 
 
-def issue_of(finding: Finding, leaf_fix: bool = False) -> Issue:
+def issue_of(finding: Finding, leaf_override: LeafOverride | None = None) -> Issue:
     if finding.at is not None:
         span: Span | None = finding.at.span
         chain = finding.at.chain
@@ -58,7 +71,7 @@ def issue_of(finding: Finding, leaf_fix: bool = False) -> Issue:
         finding.fix,
         finding.needed_by,
         finding.severity,
-        leaf_fix,
+        leaf_override,
     )
 
 

@@ -269,12 +269,13 @@ class Placer:
                         Notice.write_error(f"cannot write {display_path(leaf)}: {reason}", leaf)
                     )
                     raise NotPlaceable(f"cannot write {display_path(leaf)}")
-            config = self._result.resolved.get(leaf)
-            if config is None:
-                raise NotPlaceable(f"{display_path(leaf)} is not resolved")
-            changes = self._overrides.changes(config, intent)
-            resolved = _resolved_keys(config, changes) if config.lazy else None
-            files.append(FileChanges(leaf, changes, resolved=resolved))
+            override = self._result.leaf_override(violation, leaf)
+            if override is None:
+                config = self._result.resolved.get(leaf)
+                if config is None:
+                    raise NotPlaceable(f"{display_path(leaf)} is not resolved")
+                override = self._overrides.override(config, intent)
+            files.append(FileChanges(leaf, override.changes, resolved=override.resolved))
         return Placement("leaf", tuple(files))
 
     def _resolved(self, violation: Violation) -> tuple[ResolvedConfig, bool]:
@@ -303,30 +304,6 @@ class Placer:
             for world in view.worlds
             if world.config is not None
         ]
-
-
-def _resolved_keys(config: ResolvedConfig, changes: tuple[KeyChange, ...]) -> ResolvedKeys:
-    """The keys on the way to each change (and, for a dict value, under it) the config has."""
-    present: set[tuple[str, ...]] = set()
-    dicts: set[tuple[str, ...]] = set()
-
-    def visit(key: tuple[str, ...], value: object) -> None:
-        for depth in range(1, len(key) + 1):
-            prefix = key[:depth]
-            node = config.get(prefix)
-            if node is None:
-                return
-            present.add(prefix)
-            if not isinstance(node, DictNode):
-                return
-            dicts.add(prefix)
-        if isinstance(value, dict):
-            for sub_key, sub_value in value.items():
-                visit((*key, str(sub_key)), sub_value)
-
-    for change in changes:
-        visit(change.key, change.value)
-    return ResolvedKeys(frozenset(present), frozenset(dicts))
 
 
 def _reaches(config: ResolvedConfig, violation: Violation) -> bool:

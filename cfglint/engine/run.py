@@ -35,6 +35,7 @@ from cfglint.types import (
     Discovered,
     HostFacts,
     LaunchView,
+    LeafOverride,
     Notice,
     NoticeKind,
     ResolvedConfig,
@@ -92,6 +93,12 @@ class CheckResult:
     configs: Mapping[Path, ConfigFacts] = field(default_factory=dict)
     # The violations whose fix each config's own check could write in the config itself.
     leaf_fixes: frozenset[ViolationKey] = frozenset()
+    # The override each config's own check found for a violation's fix, by violation and
+    # config: only for configs whose tree `resolved` resolves again as that check did (none
+    # checked through a launch, whose tree holds what the entry script sets).
+    leaf_overrides: Mapping[ViolationKey, Mapping[Path, LeafOverride]] = field(
+        default_factory=dict
+    )
 
     @property
     def unresolved(self) -> bool:
@@ -108,6 +115,12 @@ class CheckResult:
     def leaf_fixable(self, violation: Violation) -> bool:
         """Whether every config's own check placed this violation's fix in the config itself."""
         return violation_key(violation) in self.leaf_fixes
+
+    def leaf_override(self, violation: Violation, config: Path) -> LeafOverride | None:
+        """The override `config`'s own check found for this violation's fix (None: not known
+        without its tree)."""
+        by_config = self.leaf_overrides.get(violation_key(violation))
+        return by_config.get(config) if by_config is not None else None
 
 
 class ResolvedTrees(Mapping[Path, ResolvedConfig]):
@@ -386,6 +399,7 @@ def _run_check(
         tuple(launched.views),
         facts,
         aggregator.leaf_fixes(),
+        aggregator.leaf_overrides(),
     )
 
 

@@ -165,3 +165,40 @@ def test_a_spoiled_index_is_never_trusted(tree: Path) -> None:
     index.write_bytes(index.read_bytes()[:100])
     _edit(tree / named, "\n", "\n\n")
     assert _check(tree, named) == first
+
+
+LAZY_LEAF = (
+    "from mmengine.config import read_base\n"
+    "\n"
+    "with read_base():\n"
+    "    from .._base_.runtime import *\n"
+    "\n"
+    "model = dict(type='Toy')\n"
+)
+
+
+def test_a_stored_override_places_the_fix_as_a_fresh_check_does(tmp_path: Path) -> None:
+    """A config's entry keeps the override its check found for each fix in the config itself
+    (for a lazy-import config, with the keys it resolves to on the way): a report that places
+    fixes from stored entries, here JSON after a text run stored them, gives the edits a
+    `--no-cache` run gives, and takes every entry as it is."""
+    files = {
+        "pyproject.toml": SETTINGS,
+        "configs/_base_/runtime.py": RUNTIME,
+        "configs/_base_/__init__.py": "",
+        "configs/__init__.py": "",
+        **{f"configs/lazy/l{index}.py": LAZY_LEAF for index in range(2)},
+        "configs/lazy/__init__.py": "",
+        "configs/plain/p0.py": _leaf("runtime.py", 0),
+    }
+    tree = write_tree(tmp_path / "project", files)
+    _age(tree)
+    _check(tree, "--fix-placement", "leaf")
+    stored = _entries(tree)
+    assert len(stored) == 3
+    as_json = ("--fix-placement", "leaf", "--output-format", "json")
+    placed = _check(tree, *as_json)
+    assert _entries(tree) == stored  # every outcome came from its entry
+    assert placed == _check(tree, *as_json, "--no-cache")
+    assert "env_cfg['dist_cfg']['backend'] = 'gloo'" in placed.stdout  # in a lazy leaf
+    assert "env_cfg = dict(dist_cfg=dict(backend='gloo'))" in placed.stdout  # the plain leaf

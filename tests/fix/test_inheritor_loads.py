@@ -3,6 +3,7 @@ other configs are never loaded (a 2,000-config project must not be resolved for 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,30 @@ def test_configs_that_cannot_inherit_the_edited_base_are_never_loaded(
     else:
         assert code == 1
         assert '"content": "\'gloo\'"' in output.out
+
+
+def test_an_override_in_each_leaf_is_placed_without_resolving_the_leaves_again(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loaded: list[Path],
+) -> None:
+    """Each config's own check works out the override that carries a fix in the config itself
+    (engine/leaf_override.py): placing the fixes of a report then loads no leaf a second time
+    (over a large project, that second resolution doubled a JSON or SARIF report's time)."""
+    root = _project(tmp_path).resolve()
+    monkeypatch.chdir(root)
+    code = main(["check", "--output-format", "json", "--fix-placement", "leaf", "configs"])
+    output = capsys.readouterr()
+    assert code == 1 and "Traceback" not in output.err
+    leaves = [f"configs/{group}/{group}{number}.py" for group in "ab" for number in range(4)]
+    asked = [path.relative_to(root).as_posix() for path in loaded]
+    assert sorted(path for path in asked if path in leaves) == leaves  # each once: its check
+    report = json.loads(output.out)
+    edited = {
+        Path(edit["filename"]).relative_to(root).as_posix()
+        for finding in report
+        if finding["fix"] is not None
+        for edit in finding["fix"]["edits"]
+    }
+    assert edited == set(leaves)  # every leaf carries its override
