@@ -15,7 +15,25 @@ import sys
 
 from cfglint.dryrun.assess import TargetView
 
-_COUNT = "import torch; print(torch.cuda.device_count())"
+# Run with the ranks' interpreter and environment. A torch built without CUDA or ROCm (its
+# `torch/version.py` says `cuda` and `hip` are None) has no CUDA device: told without importing
+# torch, which takes 2-3 s of CPU (a CPU host's dry run paid it on every start). Otherwise torch's
+# own count.
+_COUNT = """
+import importlib.util, os, re
+spec = importlib.util.find_spec("torch")
+folders = list(spec.submodule_search_locations or []) if spec is not None else []
+try:
+    with open(os.path.join(folders[0], "version.py"), encoding="utf-8") as handle:
+        text = handle.read()
+except (IndexError, OSError):
+    text = ""
+if all(re.search(rf"^{name}\\b[^=\\n]*=\\s*None\\s*$", text, re.M) for name in ("cuda", "hip")):
+    print(0)
+else:
+    import torch
+    print(torch.cuda.device_count())
+"""
 _COUNT_TIMEOUT_S = 120.0
 
 

@@ -12,7 +12,7 @@ import pytest
 from helpers import EXAMPLES, REPO_ROOT, run_cli
 
 from cfglint.dryrun import TargetView
-from cfglint.dryrun.visible import too_few_devices
+from cfglint.dryrun.visible import cuda_device_count, too_few_devices
 from cfglint.targets import load_target
 
 CONFIG = Path(__file__).resolve().parent / "configs" / "fixed_t20_gcu_8card.py"
@@ -79,3 +79,39 @@ def test_ranks_that_each_get_a_device_or_see_no_cuda_are_started(
     env = _torch_with(tmp_path, devices)
     monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
     assert too_few_devices(world_size, target) is None
+
+
+def _version_file(folder: Path, cuda: str, hip: str = "None") -> None:
+    (folder / "torch" / "version.py").write_text(
+        f"from typing import Optional\n__version__ = '2.13.0'\ncuda: Optional[str] = {cuda}\n"
+        f"hip: Optional[str] = {hip}\n",
+        encoding="utf-8",
+    )
+
+
+def test_a_torch_built_without_cuda_is_counted_without_importing_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Importing torch takes seconds: a build whose version file says it has neither CUDA nor
+    ROCm has no CUDA device, and is not imported to say so (this stand-in fails if it is)."""
+    env = _torch_with(tmp_path, 3)
+    (tmp_path / "torch" / "__init__.py").write_text("raise SystemExit('imported')\n")
+    _version_file(tmp_path, "None")
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    assert cuda_device_count() == 0
+
+
+@pytest.mark.parametrize(("cuda", "hip"), [("'12.1'", "None"), ("None", "'6.0.32830'")])
+def test_a_torch_built_with_cuda_or_rocm_counts_its_devices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cuda: str, hip: str
+) -> None:
+    env = _torch_with(tmp_path, 3)
+    _version_file(tmp_path, cuda, hip)
+    monkeypatch.setenv("PYTHONPATH", env["PYTHONPATH"])
+    assert cuda_device_count() == 3
+
+
+def test_the_torch_installed_here_is_counted_as_torch_counts() -> None:
+    """This machine's CPU build of torch: the version file's answer is torch's own."""
+    torch = pytest.importorskip("torch")
+    assert cuda_device_count() == torch.cuda.device_count()
