@@ -11,8 +11,6 @@ trees), created on the first error.
 from __future__ import annotations
 
 import os
-import tempfile
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +36,8 @@ class _Log:
         for _attempt in range(2):  # a log removed meanwhile (a temp cleaner) is made anew
             if self.path is None:
                 try:
+                    import tempfile  # only a run that meets an internal error writes a log
+
                     handle, name = tempfile.mkstemp(prefix="cfglint-internal-error-", suffix=".log")
                     os.close(handle)
                 except OSError as error:
@@ -70,6 +70,8 @@ def internal_error(error: BaseException, path: Path | None = None) -> Notice:
     session.current().internal_errors += 1
     where = f" in {display_path(path)}" if path is not None else ""
     summary = f"{type(error).__name__}: {_first_line(error)}"
+    import traceback  # as tempfile: only for an internal error
+
     lines = traceback.format_exception(type(error), error, error.__traceback__)
     logged = _LOG.write(f"internal error{where}\n{''.join(lines)}\n")
     if logged is not None:
