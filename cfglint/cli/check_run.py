@@ -10,6 +10,7 @@ import sys
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cfglint.cache.configs import ConfigCache
 from cfglint.cache.store import Store, cache_dir
@@ -17,15 +18,8 @@ from cfglint.cli import progress
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR, EXIT_VIOLATIONS
 from cfglint.cli.exit_reasons import exit_reasons
 from cfglint.cli.notices import in_print_order, print_notices
-from cfglint.engine.fixes import (
-    FixOutcome,
-    FixRequest,
-    PlannedFixes,
-    RoundProgress,
-    fix_until_stable,
-    planned_fixes,
-    wants_fix,
-)
+from cfglint.engine.fix_marks import planned_marks
+from cfglint.engine.fix_request import FixRequest, PlannedFixes, wants_fix
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.launches import EntrySpec, entry_spec
 from cfglint.engine.run import CheckRequest, CheckResult, run_check
@@ -43,6 +37,9 @@ from cfglint.report.diff import render_diff
 from cfglint.rules import all_rule_infos
 from cfglint.settings import settings_for
 from cfglint.types import Notice
+
+if TYPE_CHECKING:
+    from cfglint.engine.fixes import FixOutcome, RoundProgress
 
 EDIT_FORMATS = frozenset({"json", "sarif", "rdjson"})
 
@@ -87,6 +84,10 @@ def _run(args: argparse.Namespace, cache: ConfigCache | None) -> int:
     indexes = InheritanceIndexes(cache.references if cache is not None else None)
     with progress.config_bar(show_progress, "checking") as bar:
         if want_fix:
+            # Imported for a fix, or a report with edits, only: a check's text report gives
+            # its `[*]` marks without the fix planning (engine/fix_marks.py).
+            from cfglint.engine.fixes import fix_until_stable
+
             # Handed over, not kept here: the fix loop lets the first check's trees go early.
             outcome = fix_until_stable(
                 request,
@@ -198,23 +199,21 @@ def _with_fixes(
     """The violations with the fixes a report shows. After the fix loop, what it could not fix
     is not fixable, whatever a plan says: only the fixes it did not try (unsafe ones without
     `--unsafe-fixes`) are planned."""
+
+    def planned(checked: CheckResult) -> PlannedFixes:
+        if not with_edits:
+            return planned_marks(checked, fix_request, paths, indexes)
+        from cfglint.engine.fixes import planned_fixes
+
+        return planned_fixes(checked, fix_request, paths, indexes=indexes)
+
     if not fixed:
-        return planned_fixes(result, fix_request, paths, with_edits=with_edits, indexes=indexes)
+        return planned(result)
     tried = [v for v in result.violations if wants_fix(v, fix_request)]
     untried = tuple(v for v in result.violations if not wants_fix(v, fix_request))
-    planned = (
-        planned_fixes(
-            replace(result, violations=untried),
-            fix_request,
-            paths,
-            with_edits=with_edits,
-            indexes=indexes,
-        )
-        if untried
-        else PlannedFixes(())
-    )
+    untried_planned = planned(replace(result, violations=untried)) if untried else PlannedFixes(())
     unfixed = tuple(replace(violation, fix=None) for violation in tried)
-    return PlannedFixes((*unfixed, *planned.violations), planned.notices)
+    return PlannedFixes((*unfixed, *untried_planned.violations), untried_planned.notices)
 
 
 def _github_workspace() -> Path | None:

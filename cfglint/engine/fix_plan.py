@@ -16,12 +16,12 @@ from pathlib import Path
 from cfglint import files
 from cfglint import fix as fix_engine
 from cfglint.crash_log import internal_error
+from cfglint.engine.fix_request import FixRequest, wants_fix
 from cfglint.engine.placement import FileChanges, Placement, PlacementKind, Placer
 from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckResult
 from cfglint.paths import display_path
-from cfglint.settings import FixPlacement
-from cfglint.types import Applicability, Notice, ResolvedKeys, TextEdit, Violation
+from cfglint.types import Notice, ResolvedKeys, TextEdit, Violation
 
 EDIT_ERRORS = (
     fix_engine.FixNotApplicable,
@@ -29,18 +29,6 @@ EDIT_ERRORS = (
     OSError,
     UnicodeDecodeError,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class FixRequest:
-    placement: FixPlacement
-    unsafe: bool
-    cli_target: str | None = None
-
-
-def wants_fix(violation: Violation, request: FixRequest) -> bool:
-    intent = violation.fix_intent
-    return intent is not None and (intent.applicability is Applicability.SAFE or request.unsafe)
 
 
 # A violation across rounds: its spans move as files change; its code, target, key and file

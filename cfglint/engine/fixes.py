@@ -14,19 +14,19 @@ from pathlib import Path
 
 from cfglint import fix as fix_engine
 from cfglint.crash_log import internal_error
+from cfglint.engine.fix_marks import planned_marks
 from cfglint.engine.fix_plan import (
     Blocked,
     FileEdit,
-    FixRequest,
     Plan,
     ViolationId,
     identity,
     plan_round,
-    wants_fix,
 )
+from cfglint.engine.fix_request import FixRequest, PlannedFixes, wants_fix
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.outcome import OutcomeCache
-from cfglint.engine.placement import Placement, Placer
+from cfglint.engine.placement import Placement
 from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckRequest, CheckResult, Progress, run_check
 from cfglint.engine.verify import Baseline, Expectation
@@ -45,14 +45,7 @@ from cfglint.types import (
     Violation,
 )
 
-__all__ = [
-    "FixOutcome",
-    "FixRequest",
-    "PlannedFixes",
-    "fix_until_stable",
-    "planned_fixes",
-    "wants_fix",
-]
+__all__ = ["FixOutcome", "fix_until_stable", "planned_fixes"]
 
 MAX_ROUNDS = 5
 
@@ -389,13 +382,6 @@ def _fixed_count(fixable: list[set[ViolationId]], final: CheckResult) -> int:
     return sum(1 for about in fixable if not about & remaining)
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedFixes:
-    violations: tuple[Violation, ...]  # each with its `fix` (None: none placed)
-    # cfglint's own failures on a file (internal errors): its fixes are left out of the report.
-    notices: tuple[Notice, ...] = ()
-
-
 def planned_fixes(
     result: CheckResult,
     request: FixRequest,
@@ -417,17 +403,9 @@ def planned_fixes(
     `indexes`: those of the check that gave `result`. What the plan warns of is the fix
     command's to say, not the report's.
     """
-    index = ProjectIndex(result, paths, indexes)
     if not with_edits:
-        placer = Placer(result, index, request.placement, writing=False)
-        return PlannedFixes(
-            tuple(
-                replace(violation, fix=Fix(intent.message, intent.applicability, ()))
-                if (intent := violation.fix_intent) is not None and placer.placeable(violation)
-                else replace(violation, fix=None)
-                for violation in result.violations
-            )
-        )
+        return planned_marks(result, request, paths, indexes)
+    index = ProjectIndex(result, paths, indexes)
     everything = FixRequest(request.placement, unsafe=True, cli_target=request.cli_target)
     plan = plan_round(result, index, everything, set(), writing=False)
     failures = once(notice for notice in plan.notices if notice.kind is NoticeKind.INTERNAL)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from cfglint.engine.config_check import Registries
+from cfglint.engine.fix_marks import leaf_placeable
 from cfglint.engine.leaf_override import LeafOverrides, NotPlaceable
 from cfglint.engine.project_index import ProjectConfig, ProjectIndex, real
 from cfglint.engine.run import CheckResult
@@ -120,12 +121,12 @@ class Placer:
 
     def placeable(self, violation: Violation) -> bool:
         """Whether some placement exists (a leaf override first: it needs no project walk)."""
+        if leaf_placeable(self._result, violation, self._mode):
+            return True  # known from each config's own check
         intent = violation.fix_intent
         if self._mode == "origin" or (intent is not None and intent.placed_in is not None):
             candidates = self.candidates(violation)
             return bool(candidates.placements) and candidates.conflict is None
-        if self._result.leaf_fixable(violation):  # known from each config's own check
-            return True
         found = Candidates()
         try:
             self._in_leaves(violation, found)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from cfglint.engine.fixes import FixRequest, planned_fixes
+from cfglint.engine.fix_request import FixRequest
+from cfglint.engine.fixes import planned_fixes
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.run import CheckRequest, run_check
 from cfglint.loader import Loader

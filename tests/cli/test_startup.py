@@ -88,12 +88,22 @@ def test_the_light_format_list_is_the_reports() -> None:
 def test_a_check_imports_only_what_the_project_needs(tmp_path: Path) -> None:
     """A project without launchers never imports the shell simulator or the entry-script
     interpreter; a report that is not coloured never imports rich; nothing that is not fixed
-    imports libcst."""
+    imports libcst; a text report whose fixes each config's own check placed in the config
+    (its `[*]` marks) imports no fix planning."""
     (tmp_path / "pyproject.toml").write_text('[tool.cfglint]\ndefault-target = "t20-gcu"\n')
     (tmp_path / "a.py").write_text("model = dict(type='Toy')\n", encoding="utf-8")
     imported = heavy_imports("check", "--no-cache", "a.py", cwd=tmp_path)
     assert "cfglint.engine.run" in imported  # it did check
-    unneeded = ("cfglint.launch.shell", "cfglint.launch.explore", "rich", "libcst")
+    assert "cfglint.engine.fix_marks" in imported  # and marked its fixable finding
+    unneeded = (
+        "cfglint.launch.shell",
+        "cfglint.launch.explore",
+        "cfglint.engine.fixes",
+        "cfglint.engine.fix_plan",
+        "cfglint.engine.placement",
+        "rich",
+        "libcst",
+    )
     assert [m for m in imported if m.split(".")[0] in unneeded or m.startswith(unneeded)] == []
 
 
