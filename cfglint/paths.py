@@ -53,7 +53,13 @@ def real_path(path: str | Path) -> str:
 
 @per_session
 def _real_folder(folder: str) -> str:
-    return os.path.realpath(folder)
+    """`os.path.realpath` of an absolute, normal folder, from its parent's: one `lstat` per
+    folder (realpath itself takes one per component, for each of a check's few hundred)."""
+    parent, name = os.path.split(folder)
+    if not name or parent == folder:
+        return os.path.realpath(folder)
+    candidate = os.path.join(_real_folder(parent), name)
+    return os.path.realpath(candidate) if os.path.islink(candidate) else candidate
 
 
 def git_work_tree(path: Path) -> Path | None:

@@ -19,6 +19,10 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
     (tmp_path / "real" / "configs" / "b.py").symlink_to(tmp_path / "real" / "other.py")
     (tmp_path / ".hidden").mkdir()
+    # A link inside a linked folder, a relative link climbing out, a loop, a dangling link.
+    (tmp_path / "real" / "configs" / "up").symlink_to("../..", target_is_directory=True)
+    (tmp_path / "real" / "loop").symlink_to("loop")
+    (tmp_path / "real" / "dangling").symlink_to(tmp_path / "nowhere")
     return tmp_path
 
 
@@ -35,6 +39,11 @@ def spellings(root: Path) -> list[str]:
         str(root / "linked" / "configs") + "/",
         "linked/configs/a.py",  # relative
         "/",
+        str(root / "linked" / "configs" / "up" / "real" / "configs" / "a.py"),
+        str(root / "linked" / "configs" / "up" / "linked" / "other.py"),
+        str(root / "real" / "loop" / "x.py"),
+        str(root / "real" / "dangling" / "x.py"),
+        str(root / "real" / "dangling"),
     ]
 
 
