@@ -15,6 +15,8 @@ process (interpreter start included), best of `--repeat`:
 - `cfglint check --no-cache` over the three trees (cold), with the worker processes cfglint
   starts (one per core no other process is running on), in one process (`CFGLINT_WORKERS=1`)
   and with two workers (`CFGLINT_WORKERS=2`);
+- the same cold check with a SARIF report, which carries every fix's edits (fix placement and
+  libcst's parse of each file edited);
 - the same command again, replayed from the result cache;
 - the same command after editing a base that hundreds of configs inherit;
 - the same command after editing one leaf (the whole tree named, one config changed);
@@ -53,6 +55,8 @@ SHARED_BASE = "mmdet/configs/_base_/default_runtime.py"
 # A leaf no other config names (faster-rcnn_r50_fpn_1x_coco.py, say, is a base of 57).
 LEAF = "mmdet/configs/faster_rcnn/faster-rcnn_r50_fpn_ciou_1x_coco.py"
 CHECK = ["check", "--statistics", "mmdet", "mmseg", "mmpretrain"]
+# A report that carries every fix's edits (what CI and the review bot read).
+SARIF = ["check", "--no-cache", "--output-format", "sarif", "mmdet", "mmseg", "mmpretrain"]
 _PARSE_ALL = """
 import ast, pathlib, sys
 for path in sorted(pathlib.Path(sys.argv[1]).rglob("*.py")):
@@ -203,6 +207,7 @@ def main() -> None:
             runs.run("cold", [*CHECK, "--no-cache"])
             runs.run("cold, one process", [*CHECK, "--no-cache"], CFGLINT_WORKERS="1")
             runs.run("cold, two workers", [*CHECK, "--no-cache"], CFGLINT_WORKERS="2")
+            runs.run("cold, SARIF", SARIF)
         runs.run("fill", CHECK)
         for index in range(args.repeat):
             runs.run("cached", CHECK)
@@ -267,6 +272,7 @@ def report(
         " floor",
         "cold, two workers": f"{runs.best('cold, two workers', this).seconds / floor.seconds:.2f}x"
         " floor",
+        "cold, SARIF": f"{runs.best('cold, SARIF', this).seconds / cold:.2f}x cold",
         "cached": "goal < 0.3 s",
         "base edited": f"{runs.best('base edited', this).seconds / cold:.2f}x cold",
         "leaf edited": f"{runs.best('leaf edited', this).seconds / cold:.2f}x cold",
@@ -277,6 +283,7 @@ def report(
         "cold": "check --no-cache (cold; workers as cfglint picks)",
         "cold, one process": "check --no-cache, CFGLINT_WORKERS=1",
         "cold, two workers": "check --no-cache, CFGLINT_WORKERS=2",
+        "cold, SARIF": "check --no-cache --output-format sarif",
         "cached": "check, cached (replayed)",
         "base edited": "check after editing the shared base",
         "leaf edited": "check after editing one leaf",
