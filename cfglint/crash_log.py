@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from cfglint import session
 from cfglint.paths import display_path
@@ -59,21 +59,40 @@ class _Log:
 _LOG = _Log()
 
 
+class Caught(NamedTuple):
+    """An unexpected exception while handling ``path`` (None: not about one file), as a worker
+    process sends it back, to be logged and counted where the command runs (`report`): one log
+    file per command, and the same line however many processes met the same failure."""
+
+    path: Path | None
+    summary: str  # `TypeError: its message's first line`
+    traceback: str
+
+
+def caught(error: BaseException, path: Path | None = None) -> Caught:
+    import traceback  # as tempfile: only for an internal error
+
+    lines = traceback.format_exception(type(error), error, error.__traceback__)
+    return Caught(path, f"{type(error).__name__}: {_first_line(error)}", "".join(lines))
+
+
 def internal_error(error: BaseException, path: Path | None = None) -> Notice:
     """The internal error to report for an unexpected exception while handling ``path`` (None:
     not about one file), after logging its traceback. Its message is the line printed after
     ``cfglint: ``."""
+    return report(caught(error, path))
+
+
+def report(found: Caught) -> Notice:
+    """`internal_error` for an exception caught, here or in a worker process."""
     # Imported here: the command line imports this module at start-up, and `--version` has no
     # use for dataclasses.
     from cfglint.notice import Notice, NoticeKind
 
     session.current().internal_errors += 1
+    path, summary = found.path, found.summary
     where = f" in {display_path(path)}" if path is not None else ""
-    summary = f"{type(error).__name__}: {_first_line(error)}"
-    import traceback  # as tempfile: only for an internal error
-
-    lines = traceback.format_exception(type(error), error, error.__traceback__)
-    logged = _LOG.write(f"internal error{where}\n{''.join(lines)}\n")
+    logged = _LOG.write(f"internal error{where}\n{found.traceback}\n")
     if logged is not None:
         note = f"traceback written to {logged}"
     else:

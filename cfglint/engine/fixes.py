@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from cfglint import crash_log
 from cfglint import fix as fix_engine
-from cfglint.crash_log import internal_error
 from cfglint.engine.fix_marks import planned_marks
 from cfglint.engine.fix_plan import (
     Blocked,
@@ -27,6 +27,7 @@ from cfglint.engine.fix_request import FixRequest, PlannedFixes, wants_fix
 from cfglint.engine.inheritors import InheritanceIndexes
 from cfglint.engine.outcome import OutcomeCache
 from cfglint.engine.placement import Placement
+from cfglint.engine.pool import map_in_workers, worker_count
 from cfglint.engine.project_index import ProjectIndex, real
 from cfglint.engine.run import CheckRequest, CheckResult, Progress, run_check
 from cfglint.engine.verify import Baseline, Expectation
@@ -245,35 +246,57 @@ def _baselines(
         if violation.fix_intent is not None
         for change in violation.fix_intent.changes
     )
-    watched: dict[Path, _Watched] = {}
+    # (path, checked, target): only the configs reading an edited file need their trees,
+    # resolved again, on every core (engine/pool.py), each reduced to its baseline there.
+    configs = [
+        (path, True, result.targets.get(path))
+        for path, facts in result.configs.items()
+        if not facts.fragment and edited.intersection(real(file) for file in facts.files)
+    ]
+    configs.extend(
+        (unchecked.path, False, unchecked.target)
+        for unchecked in index.unchecked_reading(edited)
+    )
 
-    def watch(path: Path, config: ResolvedConfig, checked: bool, target: str | None) -> None:
+    def taken(item: int) -> _Taken | None:
+        path, checked, target = configs[item]
+        config = result.resolved.get(path) if checked else index.load(path)
+        if not isinstance(config, ResolvedConfig):
+            return None  # it no longer resolves: the check after the round says so
         files = frozenset(real(file) for file in config.files)
-        if files & edited:
-            expectation = expectations.of(real(path), files, target)
-            try:
-                baseline = Baseline(config.root, expectation, touched)
-            except Exception as error:  # nothing to verify against: its files are not edited
-                notes.add(internal_error(error, path))
-                for file in files & edited:
-                    _block(plan, plan.files.pop(file), blocked)
-                edited.difference_update(files)
-                return
-            watched[real(path)] = _Watched(path, files, baseline, checked)
+        if not files & edited:
+            return _Taken(files)
+        expectation = expectations.of(real(path), files, target)
+        try:
+            return _Taken(files, Baseline(config.root, expectation, touched))
+        except Exception as error:  # nothing to verify against: its files are not edited
+            return _Taken(files, failure=crash_log.caught(error, path))
 
-    for path, facts in result.configs.items():
-        # Only the configs reading an edited file need their trees (resolved again here).
-        if facts.fragment or not edited.intersection(real(file) for file in facts.files):
+    watched: dict[Path, _Watched] = {}
+    computed = map_in_workers(len(configs), taken, worker_count(len(configs)))
+    for (path, checked, _target), found in zip(configs, computed, strict=True):
+        if found is None or not found.files & edited:
             continue
-        config = result.resolved.get(path)
-        if config is None:  # it no longer resolves: the check after the round says so
+        if found.failure is not None or found.baseline is None:
+            if found.failure is not None:
+                notes.add(crash_log.report(found.failure))
+            for file in found.files & edited:
+                _block(plan, plan.files.pop(file), blocked)
+            edited.difference_update(found.files)
             continue
-        watch(path, config, True, result.targets.get(path))
-    for unchecked in index.unchecked_reading(edited):
-        loaded = index.load(unchecked.path)
-        if isinstance(loaded, ResolvedConfig):
-            watch(unchecked.path, loaded, False, unchecked.target)
+        watched[real(path)] = _Watched(path, found.files, found.baseline, checked)
     return watched
+
+
+@dataclass(frozen=True, slots=True)
+class _Taken:
+    """A config's baseline, as a worker sends it back: the files it reads (real paths), and
+    what it resolved to, or cfglint's own failure to reduce it (then its files are not
+    edited)."""
+
+    files: frozenset[Path]
+    baseline: Baseline | None = None
+    failure: crash_log.Caught | None = None
 
 
 def _write(plan: Plan, notes: _Notes, blocked: Blocked) -> dict[Path, FileEdit]:
@@ -313,19 +336,13 @@ def _verified_round(
     index.files_changed()
     after = run_check(request, Loader(), progress, indexes=index.indexes, cache=cache)
     culprits: dict[Path, str] = {}
-    for watched in baselines.values():
-        edited = watched.files & set(written)
-        if not edited:
-            continue
-        shown = display_path(watched.path)
-        try:
-            reason = _verdict(watched, after, index)
-        except Exception as error:  # unverifiable is unverified: its edits are put back
-            notes.add(internal_error(error, watched.path))
-            reason = f"{shown} could not be verified"
-        if reason is not None:
-            for file in sorted(edited):
-                culprits.setdefault(file, reason)
+    checking = [watched for watched in baselines.values() if watched.files & set(written)]
+    for watched, verdict in zip(checking, _verdicts(checking, after, index), strict=True):
+        if verdict.failure is not None:
+            notes.add(crash_log.report(verdict.failure))
+        if verdict.reason is not None:
+            for file in sorted(watched.files & set(written)):
+                culprits.setdefault(file, verdict.reason)
     if not culprits:
         return after
     for file, reason in culprits.items():
@@ -345,6 +362,28 @@ def _verified_round(
     index.files_changed()
     del after
     return run_check(request, Loader(), progress, indexes=index.indexes, cache=cache)
+
+
+def _verdicts(checking: list[_Watched], after: CheckResult, index: ProjectIndex) -> list[_Judged]:
+    """Each config's verdict, in order: resolved again on every core (engine/pool.py)."""
+
+    def judged(item: int) -> _Judged:
+        watched = checking[item]
+        try:
+            return _Judged(_verdict(watched, after, index))
+        except Exception as error:  # unverifiable is unverified: its edits are put back
+            reason = f"{display_path(watched.path)} could not be verified"
+            return _Judged(reason, crash_log.caught(error, watched.path))
+
+    return map_in_workers(len(checking), judged, worker_count(len(checking)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """Why the round broke a config (None: it did not), and cfglint's own failure to tell."""
+
+    reason: str | None
+    failure: crash_log.Caught | None = None
 
 
 def _verdict(watched: _Watched, after: CheckResult, index: ProjectIndex) -> str | None:

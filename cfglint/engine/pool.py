@@ -1,4 +1,6 @@
-"""Checking configs in worker processes, on every core the machine gives this process.
+"""Checking configs in worker processes, on every core the machine gives this process; and
+any other work over many configs the same way (`map_in_workers`: the fix loop's baselines and
+verdicts, engine/fixes.py).
 
 The workers are forked (Linux only; elsewhere, and for a few configs, everything runs in this
 process): they start as copies of this one, with the modules, the settings and the inheritance
@@ -32,7 +34,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, TypeVar, cast
 
 from cfglint import crash_log, files
 from cfglint.engine.config_check import ConfigChecker
@@ -91,17 +93,50 @@ def check_in_workers(
 ) -> list[ConfigOutcome]:
     """The outcome of each job, in the jobs' order. `done` is called in the process that
     computed an outcome, right after (a worker stores it in the result cache itself)."""
-    results: dict[int, ConfigOutcome] = {}
-    if workers > 1 and len(jobs) > 1 and hasattr(os, "fork"):
-        _Scheduler(checker, jobs, workers, done, progress, results).run()
-    for index, (path, named) in enumerate(jobs):
+
+    def check(index: int) -> ConfigOutcome:
+        path, named = jobs[index]
+        outcome = checker.check(path, named)
+        done(outcome, named)
+        return outcome
+
+    def told(_index: int, outcome: ConfigOutcome, elsewhere: bool) -> None:
+        if elsewhere and (outcome.load_internal is not None or outcome.check_internal is not None):
+            # Reported (and logged) in the worker: counted here, where the command runs (a
+            # run that met one is not cached).
+            crash_log.count_elsewhere()
+        if progress is not None:
+            progress(outcome.path)
+
+    return map_in_workers(len(jobs), check, workers, told)
+
+
+Result = TypeVar("Result")
+
+
+def map_in_workers(
+    count: int,
+    compute: Callable[[int], Result],
+    workers: int,
+    told: Callable[[int, Result, bool], None] | None = None,
+) -> list[Result]:
+    """`compute(index)` for each index below `count`, in `workers` forked processes (1: here),
+    in the indexes' order. `told(index, result, elsewhere)` is called here as each result comes
+    in (`elsewhere`: a worker computed it). What a worker does not send back (it died) is
+    computed here afterwards. Each result is pickled back: a small value, never a tree."""
+    results: dict[int, Result] = {}
+
+    def take(index: int, result: Result, elsewhere: bool) -> None:
+        results[index] = result
+        if told is not None:
+            told(index, result, elsewhere)
+
+    if workers > 1 and count > 1 and hasattr(os, "fork"):
+        _Scheduler(count, compute, workers, take).run()
+    for index in range(count):
         if index not in results:  # a worker died on it, or no worker ran
-            outcome = checker.check(path, named)
-            done(outcome, named)
-            if progress is not None:
-                progress(path)
-            results[index] = outcome
-    return [results[index] for index in range(len(jobs))]
+            take(index, compute(index), False)
+    return [results[index] for index in range(count)]
 
 
 @dataclass
@@ -116,21 +151,16 @@ class _Worker:
 class _Scheduler:
     def __init__(
         self,
-        checker: ConfigChecker,
-        jobs: Sequence[Job],
+        count: int,
+        compute: Callable[[int], object],
         workers: int,
-        done: Done,
-        progress: Callable[[Path], None] | None,
-        results: dict[int, ConfigOutcome],
+        take: Callable[[int, Any, bool], None],
     ) -> None:
-        self._checker = checker
-        self._jobs = jobs
-        self._done = done
-        self._progress = progress
-        self._results = results
-        size = -(-len(jobs) // workers)
+        self._compute = compute
+        self._take = take
+        size = -(-count // workers)
         self._ranges = [
-            list(range(start, min(start + size, len(jobs)))) for start in range(0, len(jobs), size)
+            list(range(start, min(start + size, count))) for start in range(0, count, size)
         ]
         self._workers: dict[int, _Worker] = {}
         # What a worker reads matters here only to whoever records this run's reads (the
@@ -161,16 +191,9 @@ class _Scheduler:
                 for other in self._workers.values():
                     os.close(other.to_worker)
                     os.close(other.from_worker)
-                _work(
-                    self._checker,
-                    self._jobs,
-                    self._done,
-                    to_read,
-                    from_write,
-                    forward_reads=self._forward_reads,
-                )
+                _work(self._compute, to_read, from_write, forward_reads=self._forward_reads)
                 code = 0
-            except BaseException:  # its configs are checked again by the parent
+            except BaseException:  # what it had not sent back is computed by the parent
                 pass
             finally:
                 os._exit(code)
@@ -182,23 +205,17 @@ class _Scheduler:
 
     def _answer(self, worker: _Worker) -> None:
         message = _receive(worker.from_worker)
-        if message is None:  # it died: its chunk is checked here afterwards
+        if message is None:  # it died: its chunk is computed here afterwards
             self._stop(worker, kill=False)
             return
-        outcomes, reads = cast(
-            tuple[list[tuple[int, ConfigOutcome]], list[files.Read]],
+        results, reads = cast(
+            tuple[list[tuple[int, object]], list[files.Read]],
             worker.decoder.loads(message),
         )
         for read in reads:
             files.tell(read)
-        for index, outcome in outcomes:
-            self._results[index] = outcome
-            if outcome.load_internal is not None or outcome.check_internal is not None:
-                # Reported (and logged) in the worker: counted here, where the command runs
-                # (a run that met one is not cached).
-                crash_log.count_elsewhere()
-            if self._progress is not None:
-                self._progress(outcome.path)
+        for index, result in results:
+            self._take(index, result, True)
         self._hand_out(worker)
 
     def _hand_out(self, worker: _Worker) -> None:
@@ -227,9 +244,7 @@ class _Scheduler:
 
 
 def _work(
-    checker: ConfigChecker,
-    jobs: Sequence[Job],
-    done: Done,
+    compute: Callable[[int], object],
     requests: int,
     replies: int,
     *,
@@ -243,13 +258,8 @@ def _work(
             chunk = cast(list[int], pickle.loads(message)) if message else []
             if not chunk:
                 return
-            outcomes = []
-            for index in chunk:
-                path, named = jobs[index]
-                outcome = checker.check(path, named)
-                done(outcome, named)
-                outcomes.append((index, outcome))
-            _send(replies, encoder.dumps((outcomes, reads)))
+            results = [(index, compute(index)) for index in chunk]
+            _send(replies, encoder.dumps((results, reads)))
             reads.clear()
 
 

@@ -109,6 +109,37 @@ def test_fix_in_workers_writes_what_one_process_writes(tmp_path: Path) -> None:
     assert pooled == (code_alone, printed_alone, files_alone)
 
 
+def test_a_fix_verified_in_workers_fails_as_in_one_process(tmp_path: Path) -> None:
+    """The fix loop resolves every config reading an edited file again, before and after the
+    round, on every core: cfglint's own failure to verify one of them puts its edits back and
+    is told as in one process (each process logs its traceback to a file of its own)."""
+    results = []
+    log = re.compile(r"traceback written to [^;]+;")
+    for workers in (1, 2):
+        project = _project(tmp_path / str(workers))
+        completed = subprocess.run(
+            [sys.executable, str(HOOK_CLI), "crash-verifying:leaf0.py", "fix", "--no-cache"],
+            cwd=project,
+            env={**os.environ, WORKERS_VARIABLE: str(workers)},
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        printed = [
+            log.sub("LOG;", text).replace(str(project), "PROJECT")
+            for text in (completed.stdout, completed.stderr)
+        ]
+        results.append((completed.returncode, printed, snapshot(project)))
+    (code, (stdout, stderr), files), pooled = results
+    assert pooled == results[0]
+    assert code == 2 and "Fixed" in stdout
+    assert "internal error in configs/many/g0/leaf0.py" in stderr
+    assert "configs/many/g0/leaf0.py: fix reverted: configs/many/g0/leaf0.py could not be " in stderr
+    assert b"device_ids=[0]" in files["configs/many/g0/leaf0.py"]  # put back
+    assert b"device_ids=[0]" not in files["configs/many/g0/leaf7.py"]  # fixed
+
+
 def test_notices_from_workers_are_what_one_process_tells(tmp_path: Path) -> None:
     """A config without a known target, a noqa comment not understood and cfglint's own failure
     on a config, met in worker processes: the same lines on stderr, the same SARIF

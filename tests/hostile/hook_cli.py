@@ -10,6 +10,7 @@ HOOK is one of:
   expect (a bug, as an input nobody foresaw would trigger one);
 - ``crash-fixing:NAME``: planning the edits of a file named NAME raises one;
 - ``crash-showing:NAME``: showing a config named NAME raises one;
+- ``crash-verifying:NAME``: verifying, after a round of fixes, a config named NAME raises one;
 - ``raise-limits:BYTES``: cfglint reads and edits files up to BYTES (to measure what the limits
   keep out: benchmarks/bench_hostile.py --sizes).
 
@@ -79,6 +80,19 @@ def _crash_showing(name: str) -> None:
     show_cmd.format_text = format_text  # type: ignore[assignment]
 
 
+def _crash_verifying(name: str) -> None:
+    from cfglint.engine import fixes
+
+    real = fixes._verdict
+
+    def verdict(watched: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(watched.path).name == name:
+            raise TypeError(f"injected fault while verifying {name}")
+        return real(watched, *args, **kwargs)
+
+    fixes._verdict = verdict
+
+
 def _raise_limits(size: str) -> None:
     import cfglint.files
     import cfglint.fix.limits
@@ -93,6 +107,7 @@ HOOKS = {
     "crash-loading": _crash_loading,
     "crash-fixing": _crash_fixing,
     "crash-showing": _crash_showing,
+    "crash-verifying": _crash_verifying,
     "raise-limits": _raise_limits,
 }
 
