@@ -109,16 +109,20 @@ def test_fix_in_workers_writes_what_one_process_writes(tmp_path: Path) -> None:
     assert pooled == (code_alone, printed_alone, files_alone)
 
 
+_HOOKED_FIX = [sys.executable, str(HOOK_CLI), "crash-verifying:leaf0.py", "fix", "--no-cache"]
+
+
 def test_a_fix_verified_in_workers_fails_as_in_one_process(tmp_path: Path) -> None:
     """The fix loop resolves every config reading an edited file again, before and after the
     round, on every core: cfglint's own failure to verify one of them puts its edits back and
     is told as in one process (each process logs its traceback to a file of its own)."""
     results = []
     log = re.compile(r"traceback written to [^;]+;")
+    logs = []
     for workers in (1, 2):
         project = _project(tmp_path / str(workers))
         completed = subprocess.run(
-            [sys.executable, str(HOOK_CLI), "crash-verifying:leaf0.py", "fix", "--no-cache"],
+            [*_HOOKED_FIX, "configs/many/g0"],
             cwd=project,
             env={**os.environ, WORKERS_VARIABLE: str(workers)},
             capture_output=True,
@@ -131,7 +135,9 @@ def test_a_fix_verified_in_workers_fails_as_in_one_process(tmp_path: Path) -> No
             for text in (completed.stdout, completed.stderr)
         ]
         results.append((completed.returncode, printed, snapshot(project)))
+        logs.append(set(log.findall(completed.stderr)))
     (code, (stdout, stderr), files), pooled = results
+    assert [len(found) for found in logs] == [1, 1]  # one log per command, workers or not
     assert pooled == results[0]
     assert code == 2 and "Fixed" in stdout
     assert "internal error in configs/many/g0/leaf0.py" in stderr
