@@ -38,59 +38,45 @@ def _delete_before_write(path: str) -> None:
     cfglint.fix.write_atomic = write  # type: ignore[assignment]
 
 
+def _faulty(real: Any, doing: str, name: str, path_of: Any) -> Any:
+    """`real`, raising an exception cfglint does not expect when its first argument is about
+    a file named `name` (`path_of` finds that file's path in the argument)."""
+
+    def faulty(first: Any, *args: Any, **kwargs: Any) -> Any:
+        if Path(path_of(first)).name == name:
+            raise TypeError(f"injected fault while {doing} {name}")
+        return real(first, *args, **kwargs)
+
+    return faulty
+
+
 def _crash_loading(name: str) -> None:
+    import cfglint.loader
     from cfglint.loader import resolve
 
-    real = resolve.resolve_file
-
-    def resolve_file(path: Path, *args: Any, **kwargs: Any) -> Any:
-        if Path(path).name == name:
-            raise TypeError(f"injected fault while resolving {name}")
-        return real(path, *args, **kwargs)
-
-    resolve.resolve_file = resolve_file  # type: ignore[assignment]
-    import cfglint.loader
-
-    cfglint.loader.resolve_file = resolve_file  # type: ignore[attr-defined]
+    faulty = _faulty(resolve.resolve_file, "resolving", name, lambda path: path)
+    resolve.resolve_file = faulty
+    cfglint.loader.resolve_file = faulty  # type: ignore[attr-defined]
 
 
 def _crash_fixing(name: str) -> None:
     from cfglint.fix import dispatch
 
     real = dispatch.FileEditor.edits
-
-    def edits(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if Path(self.path).name == name:
-            raise TypeError(f"injected fault while editing {name}")
-        return real(self, *args, **kwargs)
-
-    dispatch.FileEditor.edits = edits  # type: ignore[method-assign]
+    dispatch.FileEditor.edits = _faulty(real, "editing", name, lambda editor: editor.path)
 
 
 def _crash_showing(name: str) -> None:
     import cfglint.cli.show_cmd as show_cmd
 
     real = show_cmd.format_text
-
-    def format_text(config: Any, *args: Any, **kwargs: Any) -> Any:
-        if Path(config.path).name == name:
-            raise TypeError(f"injected fault while showing {name}")
-        return real(config, *args, **kwargs)
-
-    show_cmd.format_text = format_text  # type: ignore[assignment]
+    show_cmd.format_text = _faulty(real, "showing", name, lambda config: config.path)
 
 
 def _crash_verifying(name: str) -> None:
     from cfglint.engine import fixes
 
-    real = fixes._verdict
-
-    def verdict(watched: Any, *args: Any, **kwargs: Any) -> Any:
-        if Path(watched.path).name == name:
-            raise TypeError(f"injected fault while verifying {name}")
-        return real(watched, *args, **kwargs)
-
-    fixes._verdict = verdict
+    fixes._verdict = _faulty(fixes._verdict, "verifying", name, lambda watched: watched.path)
 
 
 def _raise_limits(size: str) -> None:
