@@ -64,7 +64,7 @@ class PyEditor:
             raise FixNotApplicable(f"the file does not parse (line {error.raw_line})") from None
         wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
         positions = wrapper.resolve(PositionProvider)
-        self.scan = scan_module(self.module)
+        self.scan = scan_module(positions)
         self.context = _Context(doc, positions, read_style(self.module, self.scan, doc, positions))
         self._index: ExpressionIndex | None = None
 
