@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from cfglint.fix.changes import Branch, ChangeNode, Leaf, as_node, build_tree
 from cfglint.fix.errors import FixNotApplicable
@@ -22,7 +21,7 @@ from cfglint.fix.py_render import (
     render_node,
     render_string,
 )
-from cfglint.fix.py_scan import Scan, scan_module
+from cfglint.fix.py_scan import Scan, positions_of, scan_module
 from cfglint.fix.py_style import read_style
 from cfglint.fix.py_toplevel import (
     base_statement,
@@ -62,8 +61,7 @@ class PyEditor:
             self.module = cst.parse_module(doc.text)
         except cst.ParserSyntaxError as error:
             raise FixNotApplicable(f"the file does not parse (line {error.raw_line})") from None
-        wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
+        positions = positions_of(self.module)
         self.scan = scan_module(positions)
         self.context = _Context(doc, positions, read_style(self.module, self.scan, doc, positions))
         self._index: ExpressionIndex | None = None

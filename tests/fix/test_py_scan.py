@@ -1,6 +1,7 @@
-"""The editor's scan of a `.py` file (what style it writes, where its dicts are) reads libcst's
-position metadata instead of visiting the tree: it must find what a visitor of the tree finds,
-in the same order (the first dict decides the indentation a fix writes)."""
+"""The editor's positions and scan of a `.py` file: the positions are what libcst's
+`MetadataWrapper.resolve` gives, and the scan (what style a fix writes, where the dicts are),
+read from them instead of visiting the tree, finds what a visitor of the tree finds, in the same
+order (the first dict decides the indentation a fix writes)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from corpus import ensure_corpus
 from helpers import EXAMPLES
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from cfglint.fix.py_scan import scan_module
+from cfglint.fix.py_scan import positions_of, scan_module
 
 TESTS = Path(__file__).resolve().parent.parent
 
@@ -47,11 +48,14 @@ def _differs(text: str) -> bool:
     depth, which the editor runs deeper, or that does not parse, is left out)."""
     try:
         module = cst.parse_module(text)
-        positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = positions_of(module)
+        resolved = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
         visited = _Visited()
         module.visit(visited)
     except (cst.ParserSyntaxError, RecursionError):
         return False
+    if dict(positions) != dict(resolved):  # the provider's own answer is the wrapper's
+        return True
     scan = scan_module(positions)
     found = (
         scan.quotes,
