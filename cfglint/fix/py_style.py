@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 
 import libcst as cst
-import libcst.matchers as m
 
 from cfglint.fix.py_dicts import Positions, dict_view
 from cfglint.fix.py_render import DictKind, PyStyle
@@ -49,11 +48,12 @@ def _top_level_multiline(module: cst.Module, doc: TextDoc, positions: Positions)
     """Whether most top-level dict assignments with two or more keys span several lines."""
     votes = Counter[bool]()
     for statement in module.body:
-        if not m.matches(statement, m.SimpleStatementLine(body=[m.Assign()])):
+        # One assignment alone on its line (isinstance, not libcst.matchers: see py_toplevel).
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
             continue
-        assert isinstance(statement, cst.SimpleStatementLine)
         assign = statement.body[0]
-        assert isinstance(assign, cst.Assign)
+        if not isinstance(assign, cst.Assign):
+            continue
         view = dict_view(doc, positions, assign.value)
         if view is None or len(view.elements) < 2:
             continue

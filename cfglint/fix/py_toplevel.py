@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import libcst as cst
-import libcst.matchers as m
 
 from cfglint.fix.errors import FixNotApplicable
 from cfglint.fix.py_scan import names_in
@@ -21,21 +20,34 @@ def _names_in(node: cst.CSTNode, name: str) -> bool:
     return name in names_in(node)
 
 
+# isinstance, not libcst.matchers: importing the matchers builds a class for every node kind
+# (about half a second, for every `fix` and every report with edits).
+def _is_name(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _calls_a_method_of(node: cst.BaseExpression, name: str) -> bool:
+    """`name.method(...)`."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and _is_name(node.func.value, name)
+    )
+
+
 def _assigns(small: cst.BaseSmallStatement, name: str) -> bool | None:
     """True: a plain ``name = value``; False: some other write to ``name``; None: no write."""
     if isinstance(small, cst.Assign):
         targets = [target.target for target in small.targets]
-        if len(targets) == 1 and m.matches(targets[0], m.Name(name)):
+        if len(targets) == 1 and _is_name(targets[0], name):
             return True
         return False if any(_names_in(target, name) for target in targets) else None
-    if isinstance(small, cst.AnnAssign) and m.matches(small.target, m.Name(name)):
+    if isinstance(small, cst.AnnAssign) and _is_name(small.target, name):
         return small.value is not None
     if isinstance(small, cst.AugAssign | cst.Del | cst.AnnAssign):
         target = small.target
         return False if _names_in(target, name) else None
-    if isinstance(small, cst.Expr) and m.matches(
-        small.value, m.Call(func=m.Attribute(value=m.Name(name)))
-    ):
+    if isinstance(small, cst.Expr) and _calls_a_method_of(small.value, name):
         return False  # name.update(...), name.pop(...)
     if isinstance(small, cst.Import | cst.ImportFrom):
         return False if _names_in(small, name) else None

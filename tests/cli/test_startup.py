@@ -116,3 +116,13 @@ def test_a_check_on_a_shipped_target_imports_no_yaml_parser_nor_pydantic(tmp_pat
     imported = heavy_imports("check", "--no-cache", "a.py", cwd=tmp_path)
     assert "cfglint.engine.run" in imported and "cfglint.settings" in imported  # it did check
     assert [m for m in imported if m.split(".")[0] in ("pydantic", "ruamel", "yaml")] == []
+
+
+def test_a_report_with_edits_imports_libcst_without_its_matchers(tmp_path: Path) -> None:
+    """Importing `libcst.matchers` builds a class for every node kind (about half a second):
+    the editor matches nodes with isinstance instead."""
+    (tmp_path / "pyproject.toml").write_text('[tool.cfglint]\ndefault-target = "t20-gcu"\n')
+    (tmp_path / "a.py").write_text("model = dict(type='Toy')\n", encoding="utf-8")
+    imported = heavy_imports("check", "--no-cache", "--output-format", "json", "a.py", cwd=tmp_path)
+    assert "libcst" in imported  # it planned the fixes' edits
+    assert [name for name in imported if name.startswith("libcst.matchers")] == []
