@@ -40,8 +40,13 @@ class PreparedTargets:
         entries: dict[str, tuple[str, Any]] = {}
         if isinstance(stored, dict) and stored.get("format") == FORMAT:
             for name, entry in dict(stored.get("files") or {}).items():
-                if isinstance(entry, dict) and isinstance(entry.get("text"), str):
-                    entries[name] = (entry["text"], entry.get("data"))
+                # A target file is a mapping: an entry whose data is not one is no copy of one.
+                if (
+                    isinstance(entry, dict)
+                    and isinstance(entry.get("text"), str)
+                    and isinstance(entry.get("data"), dict)
+                ):
+                    entries[name] = (entry["text"], entry["data"])
         return cls(entries)
 
     def data_for(self, path: Path, text: str) -> Any | None:

@@ -66,6 +66,13 @@ def test_a_file_added_since_is_read(shipped_copy: Path) -> None:
     assert TargetRegistry().get("cuda-copy").device == "cuda"
 
 
+def test_an_entry_whose_data_is_no_mapping_is_not_used(shipped_copy: Path) -> None:
+    prepared = json.loads((shipped_copy / FILE_NAME).read_text(encoding="utf-8"))
+    prepared["files"]["cuda.yaml"]["data"] = ["not", "a", "target"]
+    (shipped_copy / FILE_NAME).write_text(json.dumps(prepared), encoding="utf-8")
+    assert TargetRegistry().get("cuda").device == "cuda"  # parsed from its YAML
+
+
 @pytest.mark.parametrize("content", ["", "{not json", '{"format": 99, "files": {}}', "[1, 2]"])
 def test_a_broken_or_foreign_copy_is_ignored(shipped_copy: Path, content: str) -> None:
     (shipped_copy / FILE_NAME).write_text(content, encoding="utf-8")
