@@ -41,7 +41,9 @@ def planned_marks(
     indexes: InheritanceIndexes | None = None,
 ) -> PlannedFixes:
     """The violations, each with a `fix` of its message and applicability and no edits when
-    some placement exists for it."""
+    some placement exists for it: enough for the `[*]` marks and help lines of the text
+    formats, without parsing any file with libcst (whether the edits can be made is only known
+    with them: engine/fixes.py's `planned_fixes`)."""
     mode = request.placement
     placeable: set[int] = set()  # by id: violations compare by value, and many are alike
     unsettled: list[Violation] = []

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from cfglint import crash_log
 from cfglint import fix as fix_engine
-from cfglint.engine.fix_marks import planned_marks
 from cfglint.engine.fix_plan import (
     Blocked,
     FileEdit,
@@ -265,19 +264,19 @@ def _baselines(
             return None  # it no longer resolves: the check after the round says so
         files = frozenset(real(file) for file in config.files)
         if not files & edited:
-            return _Taken(files)
+            return None  # it reads no edited file after all: nothing to verify
         expectation = expectations.of(real(path), files, target)
         try:
             return _Taken(files, Baseline(config.root, expectation, touched))
         except Exception as error:  # nothing to verify against: its files are not edited
-            return _Taken(files, failure=crash_log.caught(error, path))
+            return _Taken(files, None, crash_log.caught(error, path))
 
     watched: dict[Path, _Watched] = {}
     computed = map_in_workers(len(configs), taken, worker_count(len(configs)))
     for (path, checked, _target), found in zip(configs, computed, strict=True):
         if found is None or not found.files & edited:
             continue
-        if found.failure is not None or found.baseline is None:
+        if found.baseline is None:  # cfglint's own failure to reduce it
             if found.failure is not None:
                 notes.add(crash_log.report(found.failure))
             for file in found.files & edited:
@@ -295,7 +294,7 @@ class _Taken:
     edited)."""
 
     files: frozenset[Path]
-    baseline: Baseline | None = None
+    baseline: Baseline | None  # None: `failure` says why
     failure: crash_log.Caught | None = None
 
 
@@ -336,12 +335,13 @@ def _verified_round(
     index.files_changed()
     after = run_check(request, Loader(), progress, indexes=index.indexes, cache=cache)
     culprits: dict[Path, str] = {}
-    checking = [watched for watched in baselines.values() if watched.files & set(written)]
+    written_files = set(written)
+    checking = [watched for watched in baselines.values() if watched.files & written_files]
     for watched, verdict in zip(checking, _verdicts(checking, after, index), strict=True):
         if verdict.failure is not None:
             notes.add(crash_log.report(verdict.failure))
         if verdict.reason is not None:
-            for file in sorted(watched.files & set(written)):
+            for file in sorted(watched.files & written_files):
                 culprits.setdefault(file, verdict.reason)
     if not culprits:
         return after
@@ -426,24 +426,18 @@ def planned_fixes(
     request: FixRequest,
     paths: Sequence[Path] = (),
     *,
-    with_edits: bool = True,
     indexes: InheritanceIndexes | None = None,
 ) -> PlannedFixes:
-    """The violations with their `fix` filled in, for reports.
+    """The violations with their `fix` and its edits filled in, for the reports that carry
+    edits (the text formats' marks need none: engine/fix_marks.py).
 
-    Without `with_edits` a fix carries its message and applicability but no edits: enough for
-    the `[*]` marks and help lines of the text formats, without parsing every file with libcst
-    (a violation gets one when some placement exists for it; whether its edits can be made is
-    only known with edits).
-    With edits, each fix is what cfglint's own `fix` would write for it, computed together with
+    Each fix is what cfglint's own `fix` would write for it, computed together with
     the other fixes in the same file: where two fixes edit the same place (two overrides of
     `env_cfg` in one leaf), each carries the one combined edit, so that applying either or both
     gives a correct file.
     `indexes`: those of the check that gave `result`. What the plan warns of is the fix
     command's to say, not the report's.
     """
-    if not with_edits:
-        return planned_marks(result, request, paths, indexes)
     index = ProjectIndex(result, paths, indexes)
     everything = FixRequest(request.placement, unsafe=True, cli_target=request.cli_target)
     plan = plan_round(result, index, everything, set(), writing=False)

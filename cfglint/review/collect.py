@@ -43,7 +43,7 @@ def check_files(repo: Path, paths: tuple[Path, ...], options: CheckOptions) -> C
     result = run_check(request, Loader(), indexes=indexes)
     placement = settings_for(repo).table.fix_placement
     fix_request = FixRequest(placement, unsafe=False, cli_target=options.target)
-    planned = planned_fixes(result, fix_request, paths, with_edits=True, indexes=indexes)
+    planned = planned_fixes(result, fix_request, paths, indexes=indexes)
     return Checked(
         planned.violations,
         (*result.notices, *planned.notices),
