@@ -24,11 +24,6 @@ class CliResult:
     stderr: str
 
 
-# Commands run in a process of their own even by `run_cli`: the dry run starts rank processes
-# in process groups of their own, handles signals and imports torch.
-OWN_PROCESS_COMMANDS = frozenset({"dryrun"})
-
-
 def run_cli(
     *args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> CliResult:
@@ -36,16 +31,14 @@ def run_cli(
 
     In this process (``cfglint.cli.main``, the code path of the installed ``cfglint`` command,
     with its own session: nothing it read outlives it), with the working folder, the
-    environment, ``PYTHONPATH`` and the standard streams a subprocess would have; the dry run in a
-    subprocess (``run_cli_in_a_process``). Output is decoded as ``text=True`` decodes a
-    subprocess's (UTF-8, universal newlines).
+    environment, ``PYTHONPATH`` and the standard streams a subprocess would have. The dry run too:
+    its ranks are processes of their own either way, and it restores the signal handlers it
+    sets. Output is decoded as ``text=True`` decodes a subprocess's (UTF-8, universal newlines).
     """
     words = [str(arg) for arg in args]
     # CFGLINT_TESTS_IN_SUBPROCESSES=1 runs every command as its own process (to compare, or to
     # rule the in-process runner out when a test fails).
-    if OWN_PROCESS_COMMANDS.intersection(words[:1]) or os.environ.get(
-        "CFGLINT_TESTS_IN_SUBPROCESSES"
-    ):
+    if os.environ.get("CFGLINT_TESTS_IN_SUBPROCESSES"):
         return run_cli_in_a_process(*words, cwd=cwd, env=env)
     return _run_in_this_process(words, cwd, env)
 

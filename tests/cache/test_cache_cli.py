@@ -12,12 +12,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
-from helpers import EXAMPLES, REPO_ROOT, CliResult
+from helpers import EXAMPLES, REPO_ROOT, CliResult, run_cli
 
 from cfglint import session
 from cfglint.cache.key import code_stamp
+from cfglint.cli import check_cmd
 
 # Runs the command line in a subprocess and writes, beside its output, whether the check
 # pipeline was imported: a replayed result never imports it.
@@ -31,7 +34,11 @@ raise SystemExit(code)
 """
 
 
-def run(tree: Path, *args: str, env: dict[str, str] | None = None) -> tuple[CliResult, str]:
+def run_in_a_process(
+    tree: Path, *args: str, env: dict[str, str] | None = None
+) -> tuple[CliResult, str]:
+    """For what only a fresh interpreter shows: the modules a replay imports, another copy of
+    cfglint's code, two processes at once."""
     mark = tree.parent / "mark.txt"
     completed = subprocess.run(
         [sys.executable, "-c", _RUN, str(mark), *args],
@@ -44,6 +51,27 @@ def run(tree: Path, *args: str, env: dict[str, str] | None = None) -> tuple[CliR
     how = mark.read_text(encoding="utf-8")
     mark.unlink()
     return CliResult(completed.returncode, completed.stdout, completed.stderr), how
+
+
+def run(tree: Path, *args: str, env: dict[str, str] | None = None) -> tuple[CliResult, str]:
+    """The command line in this process (`run_cli`), and whether the cache let the command run
+    ("checked") or printed what it had stored ("replayed")."""
+    ran: list[bool] = []
+    real = check_cmd.run_cached
+
+    def counted(*positional: Any, **named: Any) -> int:
+        command, options, paths, compute = positional
+
+        def computed() -> int:
+            ran.append(True)
+            result: int = compute()
+            return result
+
+        return real(command, options, paths, computed, **named)
+
+    with mock.patch.object(check_cmd, "run_cached", counted):
+        result = run_cli(*args, cwd=tree, env=env)
+    return result, "checked" if ran else "replayed"
 
 
 def cold(tree: Path, *args: str) -> CliResult:
@@ -71,6 +99,15 @@ def test_a_second_run_replays_exactly_what_a_cold_run_prints(
     assert first.exit_code == 1
     assert second == first == cold(tree, *args)
     assert (tree / ".cfglint_cache" / ".gitignore").read_text(encoding="utf-8").endswith("*\n")
+
+
+def test_a_replayed_run_imports_no_check_pipeline(tree: Path) -> None:
+    """What makes a replay instant: a fresh interpreter prints the stored result without
+    importing the pipeline (the in-process runs above cannot show what a process imports)."""
+    first, how_first = run_in_a_process(tree, "check")
+    second, how_second = run_in_a_process(tree, "check")
+    assert (how_first, how_second) == ("checked", "replayed")
+    assert second == first == run(tree, "check")[0]
 
 
 def test_a_replayed_run_tells_the_same_warnings_and_errors(tree: Path) -> None:
@@ -335,15 +372,15 @@ def test_other_cfglint_code_of_the_same_version_checks_again(tree: Path, tmp_pat
     )
     shutil.copytree(REPO_ROOT / "schemas", code / "cfglint" / "schemas")  # as a wheel has them
     env = {**os.environ, "PYTHONPATH": str(code)}
-    first, how = run(tree, "check", env=env)
+    first, how = run_in_a_process(tree, "check", env=env)
     assert how == "checked" and "which does not work on the target" in first.stdout
-    assert run(tree, "check", env=env) == (first, "replayed")
+    assert run_in_a_process(tree, "check", env=env) == (first, "replayed")
     rule = code / "cfglint" / "rules" / "cl101_dist_backend.py"
     text = rule.read_text(encoding="utf-8")
     rule.write_text(text.replace("which does not work on", "which fails on"), encoding="utf-8")
-    changed, how = run(tree, "check", env=env)
+    changed, how = run_in_a_process(tree, "check", env=env)
     assert how == "checked" and "which fails on the target" in changed.stdout
-    assert run(tree, "check", env=env) == (changed, "replayed")
+    assert run_in_a_process(tree, "check", env=env) == (changed, "replayed")
 
 
 def test_the_code_stamp_follows_modules_not_byte_code(tmp_path: Path) -> None:

@@ -12,7 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, REPO_ROOT, CliResult, run_cli, run_cli_on_a_terminal
+from helpers import (
+    EXAMPLES,
+    REPO_ROOT,
+    CliResult,
+    run_cli,
+    run_cli_in_a_process,
+    run_cli_on_a_terminal,
+)
 
 HERE = Path(__file__).resolve().parent
 CONFIGS = HERE / "configs"
@@ -326,7 +333,8 @@ def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> N
     # A sitecustomize that hides torch, as if the light core were installed alone.
     (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None\n")
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO_ROOT}")
-    result = dryrun(SEED_001, "--target", "cpu", env=env)
+    # A fresh interpreter, where the sitecustomize runs.
+    result = run_cli_in_a_process("dryrun", SEED_001, "--target", "cpu", cwd=EXAMPLES, env=env)
     assert result.exit_code == 2
     # One line: nothing claims to execute the config when nothing will.
     assert result.stderr.splitlines() == [

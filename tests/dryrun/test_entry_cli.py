@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, REPO_ROOT, CliResult, run_cli
+from helpers import EXAMPLES, REPO_ROOT, CliResult, run_cli, run_cli_in_a_process
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = HERE / "entry_scripts"
@@ -392,12 +392,24 @@ def test_a_script_ending_before_any_wrap_exits_2_and_what_it_started_is_killed()
         "error: the script called sys.exit(0) before any model wrap (rank 0): there is no "
         "wrap to show"
     )
-    left = [
-        pid
-        for pid in os.listdir("/proc")
-        if pid.isdigit() and _cmdline(int(pid)).find("cfglint-entry-left-behind") >= 0
-    ]
-    assert left == []
+    assert _gone("cfglint-entry-left-behind")
+
+
+def _gone(marker: str, within_s: float = 10.0) -> bool:
+    """Whether no process's command line holds `marker` (SIGKILL is delivered asynchronously:
+    a killed process is listed until it has died)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        left = [
+            pid
+            for pid in os.listdir("/proc")
+            if pid.isdigit() and _cmdline(int(pid)).find(marker) >= 0
+        ]
+        if not left:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _cmdline(pid: int) -> str:
@@ -520,7 +532,8 @@ def test_target_on_the_command_line_beats_the_configs(tmp_path: Path) -> None:
 def test_without_the_dryrun_extra_it_says_how_to_install_it(tmp_path: Path) -> None:
     (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['torch'] = None\n")
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{REPO_ROOT}")
-    result = run_cli(
+    # A fresh interpreter, where the sitecustomize runs.
+    result = run_cli_in_a_process(
         "dryrun", "--entry", "train_gcu_8card.py", "--", CONFIG, cwd=SCRIPTS, env=env
     )
     assert result.exit_code == 2
