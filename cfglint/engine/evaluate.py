@@ -24,7 +24,7 @@ def evaluate(
         found = target.policy_for(rule.code)
         if found is None and CODES[rule.code].scope == "every-target":
             # A fact about MMEngine: the rule reads the target's host facts, not a policy.
-            found = ("", KeyPolicy(rule=rule.code))
+            found = _host_facts_policy(rule.code)
         if found is None:  # the target does not check this rule: it cannot fail there
             continue
         key, policy = found
@@ -35,6 +35,17 @@ def evaluate(
             if policy.assumes:
                 finding = replace(finding, message=f"{finding.message} (assuming {policy.assumes})")
             yield finding
+
+
+_HOST_FACTS_POLICIES: dict[str, tuple[str, KeyPolicy]] = {}
+
+
+def _host_facts_policy(code: str) -> tuple[str, KeyPolicy]:
+    # Asked for by every config for every such rule: one frozen policy per rule serves them all.
+    policy = _HOST_FACTS_POLICIES.get(code)
+    if policy is None:
+        policy = _HOST_FACTS_POLICIES[code] = ("", KeyPolicy(rule=code))
+    return policy
 
 
 def seen_on_path(world: LaunchWorld, target: Target) -> Target:

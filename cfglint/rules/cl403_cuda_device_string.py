@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
+from cfglint.loader.merge import OverlayEntries
+from cfglint.loader.rebase import RebasedEntries
 from cfglint.loader.scan import stored_items
 from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
@@ -34,8 +36,8 @@ def _device_strings(root: DictNode) -> Iterator[tuple[str, ScalarNode]]:
 
 
 _Paths = tuple[tuple[object, ...], ...]
-# A value as stored -> (the value, the key paths below it to a CUDA device string).
-_Walked = dict[int, tuple[ConfigNode, _Paths]]
+# A dict's entries or a list as stored -> (it, the key paths below it to a CUDA device string).
+_Walked = dict[int, tuple[object, _Paths]]
 
 
 @per_session
@@ -48,24 +50,44 @@ def _walked() -> _Walked:
 
 def _cuda_keys(node: DictNode | SequenceNode, walked: _Walked) -> _Paths:
     """The key paths below `node` to a CUDA device string."""
-    found: list[tuple[object, ...]] = []
     if isinstance(node, DictNode):
-        entries = node.entries
-        # Most dicts are plain ones: their items need no help.
-        children = entries.items() if type(entries) is dict else stored_items(entries)
+        return _entries_keys(node.entries, walked)
+    hit = walked.get(id(node))
+    if hit is None or hit[0] is not node:
+        hit = walked[id(node)] = (node, _items_keys(enumerate(node.items), walked))
+    return hit[1]
+
+
+def _entries_keys(entries: Mapping[object, ConfigNode], walked: _Walked) -> _Paths:
+    # A config reaches a base's dict through a view of its own (rebase.py) over the very
+    # entries the base stored, and a merged dict overlays a few keys on a base's entries: both
+    # are walked as what they hold, so that only what the config itself wrote is new.
+    while isinstance(entries, RebasedEntries):
+        entries = entries._source
+    hit = walked.get(id(entries))
+    if hit is not None and hit[0] is entries:
+        return hit[1]
+    if isinstance(entries, OverlayEntries):
+        found = _entries_keys(entries._base, walked) or _items_keys(entries._own.items(), walked)
+        if found:  # rare: walked again in the merged order, where an own key replaces a base's
+            found = _items_keys(stored_items(entries), walked)
     else:
-        children = enumerate(node.items)
+        found = _items_keys(entries.items(), walked)
+    walked[id(entries)] = (entries, found)
+    return found
+
+
+def _items_keys(children: Iterable[tuple[object, ConfigNode]], walked: _Walked) -> _Paths:
+    found: list[tuple[object, ...]] = []
     for key, child in children:
         if isinstance(child, ScalarNode):
             value = child.value
             if key in DEVICE_KEYS and isinstance(value, str) and _CUDA.fullmatch(value):
                 found.append((key,))
         elif isinstance(child, DictNode | SequenceNode):
-            hit = walked.get(id(child))
-            if hit is None or hit[0] is not child:
-                hit = walked[id(child)] = (child, _cuda_keys(child, walked))
-            if hit[1]:
-                found.extend((key, *below) for below in hit[1])
+            below = _cuda_keys(child, walked)
+            if below:
+                found.extend((key, *path) for path in below)
     return tuple(found)
 
 

@@ -25,6 +25,10 @@ FILES = {
         "device = 'cuda'\n"
     ),
     "configs/b.py": "_base_ = ['./_base_/heads.py']\nhooks = dict(b=dict(device='cuda'))\n",
+    # Overrides the base's CUDA device with one that is not: nothing there for this config.
+    "configs/c.py": (
+        "_base_ = ['./_base_/heads.py']\nmodel = dict(data_preprocessor=dict(device='cpu'))\n"
+    ),
 }
 
 
@@ -45,9 +49,9 @@ def test_device_strings_in_bases_are_reported_where_written(tmp_path: Path) -> N
         for item in json.loads(result.stdout)
     ]
     assert found == [
-        ("configs/_base_/heads.py", 2, "model.heads.0.device", ["a.py", "b.py"]),
+        ("configs/_base_/heads.py", 2, "model.heads.0.device", ["a.py", "b.py", "c.py"]),
         ("configs/_base_/model.py", 1, "model.data_preprocessor.device", ["b.py"]),
-        ("configs/_base_/model.py", 3, "hooks.a.map_location", ["a.py", "b.py"]),
+        ("configs/_base_/model.py", 3, "hooks.a.map_location", ["a.py", "b.py", "c.py"]),
         ("configs/a.py", 2, "model.data_preprocessor.device", ["a.py"]),
         ("configs/b.py", 2, "hooks.b.device", ["b.py"]),
     ]
