@@ -3,13 +3,29 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
+
+_PART_SEPARATORS = re.compile(r"[-_.]")
 
 
 def closest(word: str, choices: Iterable[str]) -> str | None:
-    """The choice `word` most likely meant (case aside), None when none is close."""
+    """The choice `word` most likely meant (case aside), None when none is close or several
+    are equally likely."""
     by_folded = {choice.casefold(): choice for choice in choices}
-    found = difflib.get_close_matches(word.casefold(), list(by_folded), n=1, cutoff=0.7)
+    folded = word.casefold()
+    if not folded:
+        return None
+    # What users type from the hardware's or the rule's name: the start of a choice, or one of
+    # its parts ('t20' or 'gcu' for 't20-gcu'). Only one such choice is a guess worth making.
+    named = [
+        choice
+        for name, choice in by_folded.items()
+        if name.startswith(folded) or folded in _PART_SEPARATORS.split(name)
+    ]
+    if named:
+        return named[0] if len(named) == 1 else None
+    found = difflib.get_close_matches(folded, list(by_folded), n=1, cutoff=0.7)
     return by_folded[found[0]] if found else None
 
 

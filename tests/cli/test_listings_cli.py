@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from helpers import EXAMPLES, REPO_ROOT, run_cli, run_cli_on_a_full_terminal
 
 from cfglint.rules import ALL_RULES
@@ -67,6 +68,24 @@ def test_a_mistyped_target_or_rule_gets_a_suggestion() -> None:
     assert "unknown rule selector `CL2O1`: did you mean `CL201`?" in selector.stderr
     # Nothing close: no guess.
     assert "did you mean" not in run_cli("targets", "h100").stderr
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("t20", "t20-gcu"), ("GCU", "t20-gcu"), ("npu", "ascend-npu"), ("musa", "moore-threads-musa")],
+)
+def test_a_target_named_by_its_hardware_gets_the_targets_name(typed: str, meant: str) -> None:
+    result = run_cli("check", "--target", typed, "configs", cwd=EXAMPLES)
+    assert result.exit_code == 2
+    assert f"unknown target '{typed}': did you mean '{meant}'?" in result.stderr
+
+
+def test_a_code_prefix_of_several_rules_gets_no_single_guess() -> None:
+    result = run_cli("rule", "CL20")
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "cfglint: error: unknown rule 'CL20' (`cfglint rule` lists the rules)\n",
+    )
 
 
 def test_show_on_a_folder_is_a_usage_error() -> None:
