@@ -54,11 +54,12 @@ class Store:
             return None
         return entries.loads(data, key)
 
-    def write(self, entry: Entry) -> None:
-        """Best effort: a cache that cannot be written only makes the next run slower."""
-        self.write_file(entry.key, entries.dumps(entry))
+    def write(self, entry: Entry) -> OSError | None:
+        """Best effort: a cache that cannot be written only makes the next run slower. The
+        error, when it could not be written."""
+        return self.write_file(entry.key, entries.dumps(entry))
 
-    def write_file(self, name: str, data: bytes) -> None:
+    def write_file(self, name: str, data: bytes) -> OSError | None:
         """`name` (relative to this version's folder) holds `data`, written whole or not at all
         (best effort, as `write`)."""
         import tempfile  # only when writing: a replayed run never needs it (nor its imports)
@@ -75,8 +76,9 @@ class Store:
             except BaseException:
                 os.unlink(temporary)
                 raise
-        except OSError:
-            return
+        except OSError as error:
+            return error
+        return None
 
     def prepare(self) -> None:
         """The folder with its .gitignore (its contents are never committed) and CACHEDIR.TAG

@@ -53,7 +53,14 @@ def run_cached(
         # Each file's stamp was taken before it was read: a file saved since the run read it
         # no longer matches its stamp, and is read again before a replay.
         inputs = snapshot(recorder, named, project_root(cwd), store.folder)
-        store.write(Entry(key, inputs, out.text(), err.text(), exit_code))
+        failed = store.write(Entry(key, inputs, out.text(), err.text(), exit_code))
+        if failed is not None:
+            # Not an error (the result stands), but every run would check everything again.
+            reason = failed.strerror or str(failed)
+            sys.stderr.write(
+                f"cfglint: warning: cannot write the cache in {store.folder}: {reason} "
+                "(every run checks again)\n"
+            )
     return exit_code
 
 

@@ -318,6 +318,20 @@ def test_cache_dir_option_and_environment_variable(tree: Path, tmp_path: Path) -
     assert not (tree / ".cfglint_cache").exists()
 
 
+def test_a_cache_that_cannot_be_written_is_said_once_and_changes_no_result(tree: Path) -> None:
+    (tree / "not_a_folder").write_text("", encoding="utf-8")
+    unwritable = tree / "not_a_folder" / "cache"
+    expected = cold(tree)
+    for _ in range(2):
+        result, how = run(tree, "check", "--cache-dir", str(unwritable))
+        assert how == "checked"
+        assert (result.exit_code, result.stdout) == (expected.exit_code, expected.stdout)
+        assert result.stderr == expected.stderr + (
+            f"cfglint: warning: cannot write the cache in {unwritable}: Not a directory "
+            "(every run checks again)\n"
+        )
+
+
 def test_a_fix_that_wrote_files_is_never_replayed(tree: Path) -> None:
     fixed, how = run(tree, "fix")
     assert how == "checked" and "Fixed 6 errors." in fixed.stdout
