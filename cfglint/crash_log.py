@@ -60,9 +60,10 @@ _LOG = _Log()
 
 
 class Caught(NamedTuple):
-    """An unexpected exception while handling ``path`` (None: not about one file), as a worker
-    process sends it back, to be logged and counted where the command runs (`report`): one log
-    file per command, and the same line however many processes met the same failure."""
+    """An unexpected exception while handling ``path`` (None: not about one file), not yet
+    reported. Steps hand it on as a value, from a worker process too; `report` turns it into an
+    internal error's `Notice` where the command runs: one log file per command, and one line
+    for one failure however many configs or processes met it."""
 
     path: Path | None
     summary: str  # `TypeError: its message's first line`
@@ -84,12 +85,19 @@ def internal_error(error: BaseException, path: Path | None = None) -> Notice:
 
 
 def report(found: Caught) -> Notice:
-    """`internal_error` for an exception caught, here or in a worker process."""
+    """`internal_error` for an exception caught, here or in a worker process. The same failure
+    (its file and summary) met again, by another config inheriting the file or in another
+    worker, is the same notice: logged and counted once per command."""
     # Imported here: the command line imports this module at start-up, and `--version` has no
     # use for dataclasses.
     from cfglint.notice import Notice, NoticeKind
 
-    session.current().internal_errors += 1
+    current = session.current()
+    key = (found.path, found.summary)
+    known: Notice | None = current.internal_notices.get(key)
+    if known is not None:
+        return known
+    current.internal_errors += 1
     path, summary = found.path, found.summary
     where = f" in {display_path(path)}" if path is not None else ""
     logged = _LOG.write(f"internal error{where}\n{found.traceback}\n")
@@ -98,12 +106,8 @@ def report(found: Caught) -> Notice:
     else:
         note = f"traceback not written: {_LOG.failed}"
     line = f"internal error{where}: {summary} ({note}; please report it at {ISSUES_URL})"
-    return Notice(NoticeKind.INTERNAL, line, path)
-
-
-def count_elsewhere() -> None:
-    """Count an internal error a worker process reported (and logged) for this command."""
-    session.current().internal_errors += 1
+    notice = current.internal_notices[key] = Notice(NoticeKind.INTERNAL, line, path)
+    return notice
 
 
 def reported() -> int:

@@ -34,6 +34,8 @@ class Session:
         self.cleaned_folders: set[Path] = set()
         # Unexpected exceptions reported (cfglint/crash_log.py): such a run is not cached.
         self.internal_errors = 0
+        # Each failure reported, by its file and summary: met again, it is the same notice.
+        self.internal_notices: dict[tuple[Path | None, str], Any] = {}
 
     def memo(self, function: Callable[..., Any]) -> dict[tuple[Any, ...], Any]:
         found = self._memos.get(function)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Literal, NamedTuple, TypeAlias, TypeVar
 
+from cfglint.crash_log import Caught as Caught
 from cfglint.notice import Notice as Notice
 from cfglint.notice import NoticeKind as NoticeKind
 
@@ -293,9 +294,10 @@ class LoadFailure:
     # The files from the config down to the one that failed, following `_base_`: which changed
     # base a failure goes through (a commit that breaks a base must fail its inheritors).
     files: tuple[Path, ...] = ()
-    # Set when cfglint itself failed (an unexpected exception, traceback logged): an internal
-    # error (`internal error in PATH: ...`). Never a lint finding; `problems` is then empty.
-    internal: Notice | None = None
+    # Set when cfglint itself failed (an unexpected exception): an internal error, reported
+    # with `crash_log.report` where the command runs. Never a lint finding; `problems` is then
+    # empty.
+    internal: Caught | None = None
 
 
 LoadResult: TypeAlias = ResolvedConfig | LoadFailure

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from cfglint import files
+from cfglint import crash_log, files
 from cfglint.cli.common import EXIT_CLEAN, EXIT_ERROR
 from cfglint.cli.notices import print_notices
 from cfglint.cli.show_entry import run_entry
@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(result, LoadFailure):
             failed = True
             if result.internal is not None:
-                print_notices([result.internal])
+                print_notices([crash_log.report(result.internal)])
             for problem in result.problems:
                 span = problem.span
                 where = f"{display_path(span.path)}:{span.line}:{span.column}"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cfglint import files
-from cfglint.crash_log import internal_error
+from cfglint.crash_log import caught
 from cfglint.engine.evaluate import evaluate
 from cfglint.engine.leaf_override import LeafOverrides
 from cfglint.engine.outcome import ConfigOutcome, issue_of
@@ -186,7 +186,7 @@ class ConfigChecker:
                 path,
                 result.files,
                 True,
-                check_internal=internal_error(error, path),
+                check_internal=caught(error, path),
                 keys=keys,
                 target=target.name,
             )

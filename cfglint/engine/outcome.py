@@ -19,6 +19,7 @@ from typing import Protocol
 from cfglint import files
 from cfglint.rules.base import Finding
 from cfglint.types import (
+    Caught,
     FixIntent,
     LeafOverride,
     LoadProblem,
@@ -86,9 +87,10 @@ class ConfigOutcome:
     files: tuple[Path, ...]
     resolved: bool
     problems: tuple[LoadProblem, ...] = ()  # why it did not resolve
-    # cfglint's own failure (an internal error) while resolving it, and while checking it.
-    load_internal: Notice | None = None
-    check_internal: Notice | None = None
+    # cfglint's own failure (an internal error) while resolving it, and while checking it:
+    # reported (crash_log.report) where the command runs.
+    load_internal: Caught | None = None
+    check_internal: Caught | None = None
     fragment: bool = False  # no `model`: checked only through the configs inheriting it
     keys: frozenset[str] = frozenset()  # its top-level keys
     target: str | None = None

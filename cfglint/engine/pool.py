@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from cfglint import crash_log, files
+from cfglint import files
 from cfglint.engine.config_check import ConfigChecker
 from cfglint.engine.outcome import ConfigOutcome
 
@@ -100,11 +100,7 @@ def check_in_workers(
         done(outcome, named)
         return outcome
 
-    def told(_index: int, outcome: ConfigOutcome, elsewhere: bool) -> None:
-        if elsewhere and (outcome.load_internal is not None or outcome.check_internal is not None):
-            # Reported (and logged) in the worker: counted here, where the command runs (a
-            # run that met one is not cached).
-            crash_log.count_elsewhere()
+    def told(_index: int, outcome: ConfigOutcome, _elsewhere: bool) -> None:
         if progress is not None:
             progress(outcome.path)
 

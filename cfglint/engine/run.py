@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
+from cfglint import crash_log
 from cfglint.codes import UNRESOLVED
 from cfglint.discover import discover
 from cfglint.engine.aggregate import Aggregator, ViolationKey, violation_key
@@ -236,7 +237,7 @@ def _taken(
             resolved[leaf] = outcome
             return
         if outcome.load_internal is not None:
-            internal.append(outcome.load_internal)
+            internal.append(crash_log.report(outcome.load_internal))
         aggregator.add_problems(leaf, outcome.problems)
 
     for leaf in discovered.leaves:
@@ -258,7 +259,7 @@ def _taken(
             alone = checker.load(named)
             if not isinstance(alone, ResolvedConfig):
                 if alone.internal is not None:
-                    internal.append(alone.internal)
+                    internal.append(crash_log.report(alone.internal))
                 aggregator.add_problems(named, alone.problems)
     return resolved
 
@@ -342,7 +343,7 @@ def _run_check(
         assert outcome.target is not None
         target_of[leaf] = outcome.target
         if outcome.check_internal is not None:
-            internal.append(outcome.check_internal)
+            internal.append(crash_log.report(outcome.check_internal))
             continue
         aggregator.add_outcome(outcome)
 

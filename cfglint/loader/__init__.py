@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import TypeVar
 
 from cfglint.codes import CYCLIC_BASE, UNREADABLE_CONFIG
-from cfglint.crash_log import internal_error
+from cfglint.crash_log import Caught, caught
 from cfglint.loader.lazy import LazyModule, resolve_lazy
 from cfglint.loader.problems import LoadError, file_span
 from cfglint.loader.resolve import FileResolution, parse_py, reserved_key_problem, resolve_file
 from cfglint.loader.source import SourceText, read_config_text
-from cfglint.types import LoadFailure, LoadProblem, LoadResult, Notice, ResolvedConfig, Span
+from cfglint.types import LoadFailure, LoadProblem, LoadResult, ResolvedConfig, Span
 
 __all__ = ["Loader"]
 
@@ -32,7 +32,7 @@ class _Failed:
     __slots__ = ("error", "internal", "trail")
 
     def __init__(
-        self, error: LoadError, trail: tuple[Path, ...], internal: Notice | None = None
+        self, error: LoadError, trail: tuple[Path, ...], internal: Caught | None = None
     ) -> None:
         self.error = error
         self.trail = trail  # the files from this one down to the one that failed
@@ -128,10 +128,11 @@ class Loader:
             )
         except Exception as error:  # one file must never stop the run
             # cfglint's failure, not the config's: reported as an internal error for this file
-            # (traceback logged), never as a finding that --ignore could hide.
-            notice = internal_error(error, path)
-            problem = LoadError(UNREADABLE_CONFIG, notice.message, file_span(path))
-            outcome = _Failed(problem, (path,), notice)
+            # (reported where the command runs), never as a finding that --ignore could hide.
+            found = caught(error, path)
+            message = f"internal error: {found.summary}"
+            problem = LoadError(UNREADABLE_CONFIG, message, file_span(path))
+            outcome = _Failed(problem, (path,), found)
         finally:
             self._in_progress.pop()
         return outcome

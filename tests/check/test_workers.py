@@ -17,6 +17,7 @@ from helpers import EXAMPLES, CliResult, run_cli
 from hostile_cases import HOOK_CLI
 from project_tree import snapshot, write_tree
 
+from cfglint.crash_log import ISSUES_URL
 from cfglint.engine.pool import WORKERS_VARIABLE
 
 GROUPS = 4
@@ -115,7 +116,7 @@ _HOOKED_FIX = [sys.executable, str(HOOK_CLI), "crash-verifying:leaf0.py", "fix",
 def test_a_fix_verified_in_workers_fails_as_in_one_process(tmp_path: Path) -> None:
     """The fix loop resolves every config reading an edited file again, before and after the
     round, on every core: cfglint's own failure to verify one of them puts its edits back and
-    is told as in one process (each process logs its traceback to a file of its own)."""
+    is told as in one process (each command logs its tracebacks to a file of its own)."""
     results = []
     log = re.compile(r"traceback written to [^;]+;")
     logs = []
@@ -171,7 +172,7 @@ def test_notices_from_workers_are_what_one_process_tells(tmp_path: Path) -> None
                 timeout=600,
                 check=False,
             )
-            # Each process logs tracebacks to a file of its own.
+            # Each command logs tracebacks to a file of its own.
             log = re.compile(r"traceback written to [^;]+;")
             out, err = (log.sub("LOG;", text) for text in (completed.stdout, completed.stderr))
             printed.append((completed.returncode, out, err))
@@ -190,6 +191,39 @@ def test_notices_from_workers_are_what_one_process_tells(tmp_path: Path) -> None
         "error",
         "warning",
     ]
+
+
+def test_a_failure_on_a_base_every_worker_meets_is_one_internal_error(project: Path) -> None:
+    """cfglint's own failure on a base all the configs inherit, met in both workers: one line,
+    one log file and one count, as in one process (each worker used to log it to a file of its
+    own, and the run printed and counted it once per worker)."""
+    hooked = [sys.executable, str(HOOK_CLI), "crash-loading:default_runtime.py", "check"]
+    printed = []
+    for workers in (1, 2):
+        completed = subprocess.run(
+            [*hooked, "--no-cache", "configs/many"],
+            cwd=project,
+            env={**os.environ, WORKERS_VARIABLE: str(workers)},
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        logs = re.findall(r"traceback written to ([^;]+);", completed.stderr)
+        assert len(logs) == 1, completed.stderr
+        assert Path(logs[0]).read_text(encoding="utf-8").count("Traceback") == 1
+        stderr = completed.stderr.replace(logs[0], "LOG")
+        printed.append((completed.returncode, completed.stdout, stderr))
+    alone, pooled = printed
+    assert pooled == alone
+    code, stdout, stderr = alone
+    assert code == 2
+    assert [line for line in stderr.splitlines() if "internal error" in line] == [
+        "cfglint: internal error in configs/_base_/default_runtime.py: TypeError: injected fault "
+        f"while resolving default_runtime.py (traceback written to LOG; please report it at "
+        f"{ISSUES_URL})"
+    ]
+    assert stdout.splitlines()[-1].endswith("; 1 internal error on stderr.")
 
 
 def test_a_worker_that_dies_loses_no_config(project: Path) -> None:

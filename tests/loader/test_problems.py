@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cfglint import crash_log, session
 from cfglint.loader import Loader
 from cfglint.types import LoadFailure, LoadProblem, ResolvedConfig
 
@@ -151,7 +152,7 @@ def test_a_file_cfglint_fails_on_is_an_internal_error_and_the_others_go_on(
     tree: WriteTree, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """cfglint's own failure is no finding about the config (no --ignore may hide it): the
-    failure carries the line to print, with the traceback logged."""
+    failure carries it to where the command reports it, as one line with the traceback logged."""
     from cfglint.loader import resolve
 
     root = tree({"boom.py": "x = 1\n", "fine.py": "y = 1\n"})
@@ -169,8 +170,11 @@ def test_a_file_cfglint_fails_on_is_an_internal_error_and_the_others_go_on(
     assert failure.problems == ()
     assert failure.internal is not None
     assert failure.internal.path == root / "boom.py"
-    assert failure.internal.message.startswith("internal error in ")
-    line = failure.internal.message
+    assert failure.internal.summary == "TypeError: an unexpected bug"
+    assert "raise TypeError" in failure.internal.traceback
+    with session.command():
+        line = crash_log.report(failure.internal).message
+    assert line.startswith("internal error in ")
     assert "boom.py: TypeError: an unexpected bug (traceback written to " in line
     assert isinstance(loader.load(root / "fine.py"), ResolvedConfig)
 
