@@ -66,6 +66,20 @@ def _check(project: Path, workers: int, *args: str) -> CliResult:
     return run_cli(*args, "--no-cache", cwd=project, env=env)
 
 
+def _in_a_process(command: list[str], project: Path, workers: int) -> CliResult:
+    """A command line of its own (a fault injected through tests/hostile/hook_cli.py)."""
+    completed = subprocess.run(
+        command,
+        cwd=project,
+        env={**os.environ, WORKERS_VARIABLE: str(workers)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    return CliResult(completed.returncode, completed.stdout, completed.stderr)
+
+
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _project(tmp_path_factory.mktemp("workers") / "project")
@@ -122,20 +136,12 @@ def test_a_fix_verified_in_workers_fails_as_in_one_process(tmp_path: Path) -> No
     logs = []
     for workers in (1, 2):
         project = _project(tmp_path / str(workers))
-        completed = subprocess.run(
-            [*_HOOKED_FIX, "configs/many/g0"],
-            cwd=project,
-            env={**os.environ, WORKERS_VARIABLE: str(workers)},
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
+        completed = _in_a_process([*_HOOKED_FIX, "configs/many/g0"], project, workers)
         printed = [
             log.sub("LOG;", text).replace(str(project), "PROJECT")
             for text in (completed.stdout, completed.stderr)
         ]
-        results.append((completed.returncode, printed, snapshot(project)))
+        results.append((completed.exit_code, printed, snapshot(project)))
         logs.append(set(log.findall(completed.stderr)))
     (code, (stdout, stderr), files), pooled = results
     assert [len(found) for found in logs] == [1, 1]  # one log per command, workers or not
@@ -161,21 +167,13 @@ def test_notices_from_workers_are_what_one_process_tells(tmp_path: Path) -> None
     printed = []
     hooked = [sys.executable, str(HOOK_CLI), "crash-loading:boom.py"]
     for workers in (1, 2):
-        env = {**os.environ, WORKERS_VARIABLE: str(workers)}
         for output_format in ("text", "sarif"):
-            completed = subprocess.run(
-                [*hooked, "check", "--no-cache", "--output-format", output_format, "configs/many"],
-                cwd=project,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=600,
-                check=False,
-            )
+            command = [*hooked, "check", "--no-cache", "--output-format", output_format]
+            completed = _in_a_process([*command, "configs/many"], project, workers)
             # Each command logs tracebacks to a file of its own.
             log = re.compile(r"traceback written to [^;]+;")
             out, err = (log.sub("LOG;", text) for text in (completed.stdout, completed.stderr))
-            printed.append((completed.returncode, out, err))
+            printed.append((completed.exit_code, out, err))
     alone, pooled = printed[:2], printed[2:]
     assert pooled == alone
     (code, _text, stderr), (_code, sarif, _stderr) = alone
@@ -200,20 +198,12 @@ def test_a_failure_on_a_base_every_worker_meets_is_one_internal_error(project: P
     hooked = [sys.executable, str(HOOK_CLI), "crash-loading:default_runtime.py", "check"]
     printed = []
     for workers in (1, 2):
-        completed = subprocess.run(
-            [*hooked, "--no-cache", "configs/many"],
-            cwd=project,
-            env={**os.environ, WORKERS_VARIABLE: str(workers)},
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
+        completed = _in_a_process([*hooked, "--no-cache", "configs/many"], project, workers)
         logs = re.findall(r"traceback written to ([^;]+);", completed.stderr)
         assert len(logs) == 1, completed.stderr
         assert Path(logs[0]).read_text(encoding="utf-8").count("Traceback") == 1
         stderr = completed.stderr.replace(logs[0], "LOG")
-        printed.append((completed.returncode, completed.stdout, stderr))
+        printed.append((completed.exit_code, completed.stdout, stderr))
     alone, pooled = printed
     assert pooled == alone
     code, stdout, stderr = alone
