@@ -16,15 +16,33 @@ from cfglint.loader.rebase import RebasedEntries
 from cfglint.types import ConfigNode
 
 
+def stored_entries(entries: Mapping[object, ConfigNode]) -> Mapping[object, ConfigNode]:
+    """The entries a dict's view shows, as they are stored: the very mapping a base holds, for
+    the view every config inheriting it reaches it through."""
+    while isinstance(entries, RebasedEntries):
+        entries = entries._source
+    return entries
+
+
+def overlay_layers(
+    entries: Mapping[object, ConfigNode],
+) -> tuple[Mapping[object, ConfigNode], Mapping[object, ConfigNode]] | None:
+    """A merged dict's base entries and the entries the config wrote over them; None for a dict
+    that is not a merge."""
+    if isinstance(entries, OverlayEntries):
+        return entries._base, entries._own
+    return None
+
+
 def stored_items(entries: Mapping[object, ConfigNode]) -> Iterator[tuple[object, ConfigNode]]:
     """The entries in the dict's own order (as iterating it gives them), each node as stored:
     a value a base set keeps the origin chain it has in that base."""
-    while isinstance(entries, RebasedEntries):
-        entries = entries._source
-    if not isinstance(entries, OverlayEntries):
+    entries = stored_entries(entries)
+    layers = overlay_layers(entries)
+    if layers is None:
         yield from entries.items()
         return
-    own, base = entries._own, entries._base
+    base, own = layers
     for key, value in stored_items(base):
         yield key, own.get(key, value)
     for key, value in own.items():

@@ -5,9 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from cfglint.loader.merge import OverlayEntries
-from cfglint.loader.rebase import RebasedEntries
-from cfglint.loader.scan import stored_items
+from cfglint.loader.scan import overlay_layers, stored_entries, stored_items
 from cfglint.reprs import brief_repr
 from cfglint.rules.base import Example, Finding, Rule, RuleContext
 from cfglint.session import per_session
@@ -62,13 +60,14 @@ def _entries_keys(entries: Mapping[object, ConfigNode], walked: _Walked) -> _Pat
     # A config reaches a base's dict through a view of its own (rebase.py) over the very
     # entries the base stored, and a merged dict overlays a few keys on a base's entries: both
     # are walked as what they hold, so that only what the config itself wrote is new.
-    while isinstance(entries, RebasedEntries):
-        entries = entries._source
+    entries = stored_entries(entries)
     hit = walked.get(id(entries))
     if hit is not None and hit[0] is entries:
         return hit[1]
-    if isinstance(entries, OverlayEntries):
-        found = _entries_keys(entries._base, walked) or _items_keys(entries._own.items(), walked)
+    layers = overlay_layers(entries)
+    if layers is not None:
+        base, own = layers
+        found = _entries_keys(base, walked) or _items_keys(own.items(), walked)
         if found:  # rare: walked again in the merged order, where an own key replaces a base's
             found = _items_keys(stored_items(entries), walked)
     else:
