@@ -97,7 +97,6 @@ def report(found: Caught) -> Notice:
     known: Notice | None = current.internal_notices.get(key)
     if known is not None:
         return known
-    current.internal_errors += 1
     path, summary = found.path, found.summary
     where = f" in {display_path(path)}" if path is not None else ""
     logged = _LOG.write(f"internal error{where}\n{found.traceback}\n")
@@ -113,7 +112,7 @@ def report(found: Caught) -> Notice:
 def reported() -> int:
     """How many internal errors this command reported: a run that met one is not cached (the
     bug may not happen again; its output must not outlive it)."""
-    return session.current().internal_errors
+    return len(session.current().internal_notices)
 
 
 def _first_line(error: BaseException) -> str:

@@ -32,9 +32,8 @@ class Session:
         self._memos: dict[Callable[..., Any], dict[tuple[Any, ...], Any]] = {}
         # Folders whose stale temporary files of cfglint's own naming were already removed.
         self.cleaned_folders: set[Path] = set()
-        # Unexpected exceptions reported (cfglint/crash_log.py): such a run is not cached.
-        self.internal_errors = 0
-        # Each failure reported, by its file and summary: met again, it is the same notice.
+        # Unexpected exceptions reported (cfglint/crash_log.py), each by its file and summary
+        # (met again, it is the same notice): a run that met one is not cached.
         self.internal_notices: dict[tuple[Path | None, str], Any] = {}
 
     def memo(self, function: Callable[..., Any]) -> dict[tuple[Any, ...], Any]:

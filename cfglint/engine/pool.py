@@ -100,7 +100,7 @@ def check_in_workers(
         done(outcome, named)
         return outcome
 
-    def told(_index: int, outcome: ConfigOutcome, _elsewhere: bool) -> None:
+    def told(outcome: ConfigOutcome) -> None:
         if progress is not None:
             progress(outcome.path)
 
@@ -114,24 +114,24 @@ def map_in_workers(
     count: int,
     compute: Callable[[int], Result],
     workers: int,
-    told: Callable[[int, Result, bool], None] | None = None,
+    told: Callable[[Result], None] | None = None,
 ) -> list[Result]:
     """`compute(index)` for each index below `count`, in `workers` forked processes (1: here),
-    in the indexes' order. `told(index, result, elsewhere)` is called here as each result comes
-    in (`elsewhere`: a worker computed it). What a worker does not send back (it died) is
-    computed here afterwards. Each result is pickled back: a small value, never a tree."""
+    in the indexes' order. `told(result)` is called here as each result comes in, wherever it
+    was computed. What a worker does not send back (it died) is computed here afterwards. Each
+    result is pickled back: a small value, never a tree."""
     results: dict[int, Result] = {}
 
-    def take(index: int, result: Result, elsewhere: bool) -> None:
+    def take(index: int, result: Result) -> None:
         results[index] = result
         if told is not None:
-            told(index, result, elsewhere)
+            told(result)
 
     if workers > 1 and count > 1 and hasattr(os, "fork"):
         _Scheduler(count, compute, workers, take).run()
     for index in range(count):
         if index not in results:  # a worker died on it, or no worker ran
-            take(index, compute(index), False)
+            take(index, compute(index))
     return [results[index] for index in range(count)]
 
 
@@ -150,7 +150,7 @@ class _Scheduler:
         count: int,
         compute: Callable[[int], object],
         workers: int,
-        take: Callable[[int, Any, bool], None],
+        take: Callable[[int, Any], None],
     ) -> None:
         self._compute = compute
         self._take = take
@@ -211,7 +211,7 @@ class _Scheduler:
         for read in reads:
             files.tell(read)
         for index, result in results:
-            self._take(index, result, True)
+            self._take(index, result)
         self._hand_out(worker)
 
     def _hand_out(self, worker: _Worker) -> None:
