@@ -28,10 +28,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from cfglint import __version__, files
+from cfglint import files
 from cfglint.cache.index import IndexStore
 from cfglint.cache.inputs import SETTINGS_NAMES
-from cfglint.cache.key import CODE_PACKAGE, code_stamp
+from cfglint.cache.key import interpreter_parts
 from cfglint.cache.store import Store
 from cfglint.engine.outcome import ConfigOutcome
 from cfglint.loader.bases import SCOPE_PACKAGES
@@ -279,12 +279,8 @@ def _run_key(options: Sequence[object]) -> str:
             names = os.listdir(entry or ".")
             installed[entry] = sorted(n for n in names if any(p in n.lower() for p in packages))
     parts = {
+        **interpreter_parts(),
         "format": FORMAT,
-        "version": __version__,
-        "code": code_stamp(CODE_PACKAGE),
-        "python": sys.version,
-        "cwd": os.getcwd(),
-        "path": sys.path,
         "installed": installed,
         "options": list(options),
     }

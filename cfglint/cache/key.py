@@ -32,19 +32,27 @@ _ENVIRONMENT = (
 )
 
 
-def run_key(command: str, options: Sequence[object]) -> str:
-    """`options`: the command's parsed arguments as JSON values, cache options left out. The
-    import path decides where `pkg::` bases are found; the folder, how paths are printed."""
-    on_terminal = sys.stdout.isatty() or sys.stderr.isatty()
-    parts = {
-        "format": FORMAT,
+def interpreter_parts() -> dict[str, object]:
+    """What every cached result depends on in this interpreter: cfglint's version and code,
+    Python, the folder it runs in (paths are printed relative to it) and the import path
+    (where `pkg::` bases are found)."""
+    return {
         "version": __version__,
         "code": code_stamp(CODE_PACKAGE),
         "python": sys.version,
-        "command": command,
-        "options": list(options),
         "cwd": os.getcwd(),
         "path": sys.path,
+    }
+
+
+def run_key(command: str, options: Sequence[object]) -> str:
+    """`options`: the command's parsed arguments as JSON values, cache options left out."""
+    on_terminal = sys.stdout.isatty() or sys.stderr.isatty()
+    parts = {
+        **interpreter_parts(),
+        "format": FORMAT,
+        "command": command,
+        "options": list(options),
         "environment": {name: os.environ.get(name) for name in _ENVIRONMENT},
         "stdout_tty": sys.stdout.isatty(),
         "stderr_tty": sys.stderr.isatty(),
