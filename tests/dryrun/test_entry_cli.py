@@ -66,17 +66,18 @@ def rank_blocks(stdout: str) -> dict[int, str]:
 
 
 def probe_processes_for(marker: str) -> list[int]:
-    """Live rank processes of an entry dry run whose command line mentions `marker` (/proc)."""
+    """Live rank processes of an entry dry run whose command line mentions `marker`."""
+    return processes_mentioning("cfglint.dryrun.probe", marker)
+
+
+def processes_mentioning(*markers: str) -> list[int]:
+    """Live processes whose command line holds every one of `markers` (/proc)."""
     found = []
-    for entry_dir in Path("/proc").iterdir():
-        if not entry_dir.name.isdigit():
-            continue
-        try:
-            command = (entry_dir / "cmdline").read_bytes().decode(errors="replace")
-        except OSError:
-            continue
-        if "cfglint.dryrun.probe" in command and marker in command:
-            found.append(int(entry_dir.name))
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            command = _cmdline(int(name))
+            if all(marker in command for marker in markers):
+                found.append(int(name))
     return found
 
 
@@ -400,12 +401,7 @@ def _gone(marker: str, within_s: float = 10.0) -> bool:
     a killed process is listed until it has died)."""
     deadline = time.monotonic() + within_s
     while True:
-        left = [
-            pid
-            for pid in os.listdir("/proc")
-            if pid.isdigit() and _cmdline(int(pid)).find(marker) >= 0
-        ]
-        if not left:
+        if not processes_mentioning(marker):
             return True
         if time.monotonic() > deadline:
             return False
