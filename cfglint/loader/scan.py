@@ -19,7 +19,9 @@ from cfglint.types import ConfigNode
 def stored_entries(entries: Mapping[object, ConfigNode]) -> Mapping[object, ConfigNode]:
     """The entries a dict's view shows, as they are stored: the very mapping a base holds, for
     the view every config inheriting it reaches it through."""
-    while isinstance(entries, RebasedEntries):
+    # Exact types: an isinstance check against a Mapping subclass goes through the ABC machinery,
+    # several times slower, and this runs for every dict of every config.
+    while type(entries) is RebasedEntries:
         entries = entries._source
     return entries
 
@@ -29,7 +31,7 @@ def overlay_layers(
 ) -> tuple[Mapping[object, ConfigNode], Mapping[object, ConfigNode]] | None:
     """A merged dict's base entries and the entries the config wrote over them; None for a dict
     that is not a merge."""
-    if isinstance(entries, OverlayEntries):
+    if type(entries) is OverlayEntries:
         return entries._base, entries._own
     return None
 

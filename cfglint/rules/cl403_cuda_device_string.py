@@ -52,7 +52,10 @@ def _cuda_keys(node: DictNode | SequenceNode, walked: _Walked) -> _Paths:
         return _entries_keys(node.entries, walked)
     hit = walked.get(id(node))
     if hit is None or hit[0] is not node:
-        hit = walked[id(node)] = (node, _items_keys(enumerate(node.items), walked))
+        # An index is never a device key: only what a container item holds can be found.
+        items = node.items
+        found = _items_keys(enumerate(items), walked) if _any_below(items, walked) else ()
+        hit = walked[id(node)] = (node, found)
     return hit[1]
 
 
@@ -67,13 +70,32 @@ def _entries_keys(entries: Mapping[object, ConfigNode], walked: _Walked) -> _Pat
     layers = overlay_layers(entries)
     if layers is not None:
         base, own = layers
-        found = _entries_keys(base, walked) or _items_keys(own.items(), walked)
+        found = _entries_keys(base, walked) or _own_keys(own, walked)
         if found:  # rare: walked again in the merged order, where an own key replaces a base's
             found = _items_keys(stored_items(entries), walked)
     else:
-        found = _items_keys(entries.items(), walked)
+        found = _own_keys(entries, walked)
     walked[id(entries)] = (entries, found)
     return found
+
+
+def _own_keys(entries: Mapping[object, ConfigNode], walked: _Walked) -> _Paths:
+    # Nearly every dict has no device key and nothing found below: telling that needs only a
+    # look at its containers, and the paths are listed only for the few that hold one.
+    if DEVICE_KEYS.isdisjoint(entries) and not _any_below(entries.values(), walked):
+        return ()
+    return _items_keys(entries.items(), walked)
+
+
+def _any_below(children: Iterable[ConfigNode], walked: _Walked) -> bool:
+    """Whether a CUDA device string is below any of these values."""
+    for child in children:
+        if isinstance(child, DictNode):
+            if _entries_keys(child.entries, walked):
+                return True
+        elif isinstance(child, SequenceNode) and _cuda_keys(child, walked):
+            return True
+    return False
 
 
 def _items_keys(children: Iterable[tuple[object, ConfigNode]], walked: _Walked) -> _Paths:
