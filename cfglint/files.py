@@ -4,7 +4,9 @@ cfglint runs on untrusted trees (a pull request, a pre-commit hook), so a "file"
 (opening it for reading blocks until a writer comes), a symlink to `/dev/zero` (endless), or
 simply huge. Each read is checked before the file is opened (never open a device: opening some
 has side effects), opened without blocking, checked again on the open descriptor (the path may
-have been swapped in between), and read up to the limit and no further.
+have been swapped in between), and read up to the limit and no further. A file the command
+read before comes from memory while a fresh status of it is the one it had: a config is read to
+tell it is one, for its target comment, to resolve it and for its noqa comments.
 
 The limit is measured, not guessed (docs/benchmarks.md, "Hostile input"): the costliest
 accepted file, checked, fixed twice and shown, must stay under 300 MB of memory and 10 s.
@@ -19,6 +21,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
+
+from cfglint import session
 
 # The largest file cfglint reads: configs, bases, settings and target files alike. Measured
 # (benchmarks/bench_hostile.py --sizes): the costliest content this size takes under 5 s and
@@ -26,6 +31,10 @@ from pathlib import Path
 # the ~2,500 .py configs in the mmdet, mmseg and mmpretrain wheels is 29 KB. The fixer edits
 # less (cfglint/fix/limits.py).
 MAX_FILE_BYTES = 128 * 1024
+
+# What one command keeps of the files it read, to read them again from memory while they stat
+# the same: the corpus's 2,500 configs hold 8 MB.
+KEEP_BYTES = 64 * 1024 * 1024
 
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 _CHUNK = 64 * 1024
@@ -145,21 +154,59 @@ def read_bytes_capped(path: Path, limit: int | None = None) -> bytes:
     """The file's bytes: an UnreadableFileError for anything but a regular file of at most
     ``limit`` bytes (default MAX_FILE_BYTES), or one that cannot be read."""
     if not _observers:
-        return _read_bytes_capped(path, limit)[0]
+        return _read_bytes_capped(path, limit).data
     try:
-        data, status = _read_bytes_capped(path, limit)
+        kept = _read_bytes_capped(path, limit)
     except OSError:
         tell(Read(path, None, limit))
         raise
-    tell(Read(path, digest(data), limit, stamp_of(status)))
-    return data
+    if kept.digest is None:
+        kept.digest = digest(kept.data)
+    tell(Read(path, kept.digest, limit, stamp_of(kept.status)))
+    return kept.data
 
 
-def _read_bytes_capped(path: Path, limit: int | None) -> tuple[bytes, os.stat_result]:
+class _Kept:
+    """A file's bytes as a command read them, with its status on the open file."""
+
+    __slots__ = ("data", "digest", "status")
+
+    def __init__(self, data: bytes, status: os.stat_result) -> None:
+        self.data = data
+        self.status = status
+        self.digest: str | None = None
+
+
+def _same_file(kept: os.stat_result, now: os.stat_result) -> bool:
+    # A write in place changes the modification and change times, a replace (cfglint's own
+    # fixes, most editors) the inode.
+    return (
+        kept.st_ino == now.st_ino
+        and kept.st_dev == now.st_dev
+        and kept.st_size == now.st_size
+        and kept.st_mtime_ns == now.st_mtime_ns
+        and kept.st_ctime_ns == now.st_ctime_ns
+    )
+
+
+def _read_bytes_capped(path: Path, limit: int | None) -> _Kept:
     limit = MAX_FILE_BYTES if limit is None else limit
     status = regular_file_status(path)
     if status.st_size > limit:
         raise too_large(path, status.st_size, limit)
+    reads = session.current()
+    name = os.fspath(path)
+    kept = reads.files_read.get(name)
+    if kept is not None and _same_file(kept.status, status):
+        return cast(_Kept, kept)
+    kept = _Kept(*_read_open(path, limit))
+    if reads.files_read_bytes + len(kept.data) <= KEEP_BYTES:
+        reads.files_read[name] = kept
+        reads.files_read_bytes += len(kept.data)
+    return kept
+
+
+def _read_open(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
     try:
         descriptor = os.open(path, _OPEN_FLAGS)
     except OSError as error:

@@ -35,6 +35,10 @@ class Session:
         # Unexpected exceptions reported (cfglint/crash_log.py), each by its file and summary
         # (met again, it is the same notice): a run that met one is not cached.
         self.internal_notices: dict[tuple[Path | None, str], Any] = {}
+        # The bytes of the files read, by path (cfglint/files.py): a config is read to tell it
+        # is one, for its target comment, to resolve it and for its noqa comments.
+        self.files_read: dict[str, Any] = {}
+        self.files_read_bytes = 0
 
     def memo(self, function: Callable[..., Any]) -> dict[tuple[Any, ...], Any]:
         found = self._memos.get(function)

@@ -10,7 +10,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from cfglint import crash_log, files, globs
+from cfglint import crash_log, files, globs, session
 from cfglint.fix.limits import too_costly
 from cfglint.reprs import decimal_digits, display_repr, exact_repr
 from cfglint.types import NoticeKind
@@ -49,6 +49,33 @@ def test_too_large_and_unreadable_files_say_why(tmp_path: Path) -> None:
     crlf.write_bytes(b"a = 1\r\nb = 2\r")
     assert files.read_text_capped(crlf) == "a = 1\r\nb = 2\r"
     assert files.read_text_capped(crlf, translate_newlines=True) == "a = 1\nb = 2\n"
+
+
+def test_a_file_read_again_in_one_command_is_read_afresh_once_it_changed(tmp_path: Path) -> None:
+    config = tmp_path / "a.py"
+    config.write_bytes(b"a = 1\n")
+    told: list[files.Read] = []
+    with session.command(), files.observed(told.append):
+        first = files.read_bytes_capped(config)
+        assert files.read_bytes_capped(config) is first  # kept, not read again
+        assert told[0] == told[1]  # a cache records the same read either way
+        config.write_bytes(b"a = 22\n")  # in place
+        assert files.read_bytes_capped(config) == b"a = 22\n"
+        replacement = tmp_path / "b.py"
+        replacement.write_bytes(b"a = 33\n")  # the same size, replacing the file
+        os.replace(replacement, config)
+        assert files.read_bytes_capped(config) == b"a = 33\n"
+        assert told[-1].digest == files.digest(b"a = 33\n")
+        with pytest.raises(files.FileTooLargeError):
+            files.read_bytes_capped(config, limit=4)  # the limit holds for a kept file
+        config.unlink()
+        os.mkfifo(config)
+        with pytest.raises(files.NotRegularFileError):
+            files.read_bytes_capped(config)
+    config.unlink()
+    config.write_bytes(b"a = 1\n")
+    with session.command():
+        assert files.read_bytes_capped(config) is not first  # each command reads for itself
 
 
 def test_an_internal_error_is_one_line_and_its_traceback_is_logged(
