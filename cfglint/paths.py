@@ -28,7 +28,8 @@ def suffix_of(path: str) -> str:
     return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
-def _absolute_and_normal(text: str) -> bool:
+def absolute_and_normal(text: str) -> bool:
+    """Whether `os.path.abspath` would give the path back as it is."""
     return text.startswith(os.sep) and f"{os.sep}." not in text and os.sep * 2 not in text
 
 
@@ -36,7 +37,7 @@ def absolute_path(path: str | Path) -> str:
     """`os.path.abspath`, without its normalisation for a path that needs none: a project's
     walk meets thousands, all absolute and normal already."""
     text = os.fspath(path)
-    if _absolute_and_normal(text):
+    if absolute_and_normal(text):
         return text.rstrip(os.sep) or os.sep
     return os.path.abspath(text)
 
@@ -46,7 +47,7 @@ def real_path(path: str | Path) -> str:
     component of every path, and a check asks for thousands of paths in a few hundred folders."""
     text = os.fspath(path)
     parent, name = os.path.split(text)
-    if not name or not _absolute_and_normal(text) or os.path.islink(text):
+    if not name or not absolute_and_normal(text) or os.path.islink(text):
         return os.path.realpath(text)
     return os.path.join(_real_folder(parent), name)
 

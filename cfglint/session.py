@@ -73,7 +73,11 @@ def per_session(function: _Function) -> _Function:
 
     @functools.wraps(function)
     def remembered(*args: Any) -> Any:
-        memo = current().memo(function)
+        # current() and Session.memo, inlined: this runs hundreds of thousands of times a run.
+        session = _CURRENT.get() or _AMBIENT
+        memo = session._memos.get(function)
+        if memo is None or len(memo) > _MEMO_LIMIT:
+            memo = session.memo(function)
         try:
             return memo[args]
         except KeyError:

@@ -43,7 +43,9 @@ _UNPLACED = re.compile(r"[:{}$~]")
 @per_session
 def real(path: Path) -> Path:
     """The path with symlinks resolved (a run asks for the same few thousand paths often)."""
-    return Path(real_path(path))
+    resolved = real_path(path)
+    # Most paths are real already: the same object, rather than a new Path to build and hash.
+    return path if isinstance(path, Path) and resolved == str(path) else Path(resolved)
 
 
 def project_root(path: Path) -> Path:

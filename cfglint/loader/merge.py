@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import TypeVar, overload
 
 from cfglint.codes import MMENGINE_REFUSES
 from cfglint.loader.problems import LoadError
 from cfglint.types import ConfigNode, DictNode, ScalarNode, SequenceNode, UnknownNode
+
+_Default = TypeVar("_Default")
 
 DELETE_KEY = "_delete_"
 
@@ -78,6 +81,19 @@ class OverlayEntries(Mapping[object, ConfigNode]):
         if key in self._own:
             return self._own[key]
         return self._base[key]
+
+    @overload
+    def get(self, key: object, /) -> ConfigNode | None: ...
+
+    @overload
+    def get(self, key: object, /, default: ConfigNode | _Default) -> ConfigNode | _Default: ...
+
+    def get(self, key: object, /, default: object = None) -> object:
+        # Mapping.get would raise and catch a KeyError for each key a rule finds absent.
+        found = self._own.get(key)
+        if found is not None:
+            return found
+        return self._base.get(key, default)
 
     def __iter__(self) -> Iterator[object]:
         yield from self._base

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import TypeVar, overload
 
 from cfglint.types import ConfigNode, DictNode, Origin, ScalarNode, SequenceNode, UnknownNode
+
+_Default = TypeVar("_Default")
 
 
 def rebase_origin(origin: Origin, prefix: tuple[Path, ...]) -> Origin:
@@ -33,6 +36,16 @@ class RebasedEntries(Mapping[object, ConfigNode]):
             cached = rebase(self._source[key], self._prefix)
             self._cache[key] = cached
         return cached
+
+    @overload
+    def get(self, key: object, /) -> ConfigNode | None: ...
+
+    @overload
+    def get(self, key: object, /, default: ConfigNode | _Default) -> ConfigNode | _Default: ...
+
+    def get(self, key: object, /, default: object = None) -> object:
+        # Mapping.get would raise and catch a KeyError for each key a rule finds absent.
+        return self[key] if key in self._source else default
 
     def __iter__(self) -> Iterator[object]:
         return iter(self._source)

@@ -19,6 +19,8 @@ MAX_CONFIGS_SHOWN = 3
 
 def absolute_path(path: Path, context: ReportContext) -> Path:
     """The path made absolute against the report's cwd, with `..` folded (symlinks kept)."""
+    if paths.absolute_and_normal(str(path)):
+        return path  # as nearly every path a check reports: no new Path for each
     joined = path if path.is_absolute() else context.cwd / path
     return Path(os.path.normpath(joined))
 
