@@ -7,7 +7,6 @@ process, so that shared bases are resolved once there.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from cfglint.engine.outcome import ConfigOutcome, issue_of
 from cfglint.engine.selection import Selection
 from cfglint.errors import NoTargetError, UserError
 from cfglint.loader import Loader
+from cfglint.paths import absolute_path
 from cfglint.rules import CHECK_RULES
 from cfglint.rules.base import Finding, Rule
 from cfglint.session import per_session
@@ -140,9 +140,9 @@ class ConfigChecker:
         with files.observed(reads.append):
             result = self.loader.load(path)
         if reads:  # most bases are read already, by an earlier config's load
-            own = {os.path.abspath(file) for file in result.files}
+            own = {absolute_path(file) for file in result.files}
             for read in reads:
-                absolute = os.path.abspath(read.path)
+                absolute = absolute_path(read.path)
                 if absolute not in own:
                     _extra_reads().setdefault(Path(absolute), read)
         return result

@@ -71,6 +71,13 @@ def resolve_base(entry: str, config: Path, span: Span) -> tuple[Path, str | None
 
 
 @per_session
+def base_exists(path: Path) -> bool:
+    """Whether a `_base_` entry names something (a broken symlink too: reading it says why);
+    asked by every file naming the base, answered once per command."""
+    return os.path.lexists(path)
+
+
+@per_session
 def _relative_base(folder: str, entry: str) -> Path:
     # Thousands of configs name the same few bases from the same folders.
     return Path(os.path.abspath(os.path.join(folder, entry)))

@@ -7,13 +7,12 @@ Mirrors MMEngine 0.10.7's ``Config._file2dict`` step by step. Results are memois
 from __future__ import annotations
 
 import ast
-import os
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from cfglint.codes import MISSING_BASE, MMENGINE_REFUSES, SYNTAX_ERROR
-from cfglint.loader.bases import resolve_base
+from cfglint.loader.bases import base_exists, resolve_base
 from cfglint.loader.datafile import DataFile, load_data_file, substitute_base_vars
 from cfglint.loader.lazy import LazyModule
 from cfglint.loader.merge import apply_scope, merge_into
@@ -107,7 +106,7 @@ def resolve_file(
     seen = {path}
     for entry, span in entries:
         base_path, scope = resolve_base(entry, path, span)
-        if not os.path.lexists(base_path):
+        if not base_exists(base_path):
             shown = display_path(base_path)
             raise LoadError(MISSING_BASE, f"`_base_` file not found: {entry} ({shown})", span)
         resolution = resolve_base_file(base_path, span)
