@@ -411,3 +411,47 @@ def test_dotted_keys_reach_list_items_and_int_keys(tree: WriteTree) -> None:
     assert key_state(config.root, "model.depth.x") == Absent(model)
     assert isinstance(key_state(config.root, "model.neck.out"), Unknown)
     assert isinstance(key_state(config.root, "pipeline.0.type"), Present)
+
+
+def test_a_merged_dict_and_a_base_dict_reached_through_a_config_answer_get_as_indexing(
+    tree: WriteTree,
+) -> None:
+    root = tree(
+        {
+            "_base_/runtime.py": "env_cfg = dict(\n    cudnn_benchmark=True,\n"
+            "    dist_cfg=dict(backend='nccl'),\n)\nmodel = dict(type='M', head=dict(num=1))\n",
+            "exp/leaf.py": "_base_ = '../_base_/runtime.py'\n"
+            "env_cfg = dict(dist_cfg=dict(backend='gloo'))\n",
+        }
+    )
+    leaf = root / "exp/leaf.py"
+    base = root / "_base_/runtime.py"
+    config = resolve(leaf)
+    kinds = set()
+    missing = object()
+
+    def agree(node: DictNode) -> None:
+        entries = node.entries
+        kinds.add(type(entries).__name__)
+        for key in [*entries, "absent", 3]:
+            try:
+                expected: object = entries[key]
+            except KeyError:
+                assert entries.get(key) is None
+                assert entries.get(key, missing) is missing
+                continue
+            assert entries.get(key) == expected
+            assert entries.get(key, missing) == expected
+            if isinstance(expected, DictNode):
+                agree(expected)
+
+    agree(config.root)
+    # A merged dict (the leaf's env_cfg over the base's) and a base's dict seen through the
+    # leaf (its model, which the leaf leaves alone) are both covered.
+    assert {"OverlayEntries", "RebasedEntries"} <= kinds
+    env_cfg = config.root.entries.get("env_cfg")
+    assert isinstance(env_cfg, DictNode)
+    backend = env_cfg.entries.get("dist_cfg")
+    assert isinstance(backend, DictNode)
+    cudnn = env_cfg.entries.get("cudnn_benchmark")
+    assert cudnn is not None and cudnn.origin.chain == (leaf, base)
