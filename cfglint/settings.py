@@ -198,7 +198,7 @@ def _settings_file_here(candidate: Path) -> bool:
     return True
 
 
-def settings_for(path: Path | None) -> Settings:
+def settings_for(path: Path | str | None) -> Settings:
     """The settings that govern `path` (a file or folder): the nearest ones upwards."""
     cwd = os.getcwd()
     return _settings_for(os.path.abspath(path if path is not None else cwd), cwd)
@@ -207,7 +207,7 @@ def settings_for(path: Path | None) -> Settings:
 def settings_for_file(path: Path) -> Settings:
     """`settings_for` a path known to be a file (a config that was read): its folder's, with
     no stat of the file itself (a check asks for each of thousands of configs, several times)."""
-    return settings_for(path.parent)
+    return settings_for(os.path.dirname(path) or ".")
 
 
 # A check asks once per config and again per finding (8,000 times on the corpus): the answer
