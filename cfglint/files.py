@@ -178,14 +178,12 @@ class _Kept:
 
 
 def _same_file(kept: os.stat_result, now: os.stat_result) -> bool:
-    # A write in place changes the modification and change times, a replace (cfglint's own
-    # fixes, most editors) the inode.
+    # The stamp a cache compares, and the change time and device too: a write in place changes
+    # the modification and change times, a replace (cfglint's own fixes, most editors) the inode.
     return (
-        kept.st_ino == now.st_ino
-        and kept.st_dev == now.st_dev
-        and kept.st_size == now.st_size
-        and kept.st_mtime_ns == now.st_mtime_ns
+        stamp_of(kept) == stamp_of(now)
         and kept.st_ctime_ns == now.st_ctime_ns
+        and kept.st_dev == now.st_dev
     )
 
 
